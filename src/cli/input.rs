@@ -1,0 +1,57 @@
+//! Loading the manifest named on the command line and choosing its tools.
+
+use schemalens::manifest::{self, Manifest, Tool};
+use schemalens::{Options, Projection, project_tool};
+
+use super::{Failure, InputArgs};
+
+pub fn load(args: &InputArgs) -> Result<Manifest, Failure> {
+    let loaded = if args.file.as_os_str() == "-" {
+        manifest::load_reader(
+            std::io::stdin().lock(),
+            manifest::STDIN_ORIGIN,
+            args.input_format,
+        )
+    } else {
+        manifest::load_path(&args.file, args.input_format)
+    };
+    loaded.map_err(|e| Failure::input(e.to_string()))
+}
+
+/// Indices of the tools the command works on: all, or the one `--tool` names.
+pub fn selected(manifest: &Manifest, args: &InputArgs) -> Result<Vec<usize>, Failure> {
+    let Some(name) = &args.tool else {
+        return Ok((0..manifest.tools.len()).collect());
+    };
+    match manifest.tools.iter().position(|t| &t.name == name) {
+        Some(i) => Ok(vec![i]),
+        None => {
+            let names: Vec<&str> = manifest.tools.iter().map(|t| t.name.as_str()).collect();
+            Err(Failure::input(format!(
+                "{}: no tool named {name:?}; tools here: {}",
+                manifest.origin,
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            )))
+        }
+    }
+}
+
+pub fn project(manifest: &Manifest, tool: &Tool, options: &Options) -> Result<Projection, Failure> {
+    project_tool(tool, options).map_err(|e| {
+        let at = tool
+            .schema_pointer
+            .as_deref()
+            .map(|p| format!("{p}{}", e.pointer()))
+            .unwrap_or_default();
+        Failure::input(format!(
+            "{} (tool {:?}, at {}): {e}",
+            manifest.origin,
+            tool.name,
+            if at.is_empty() { "/".to_owned() } else { at }
+        ))
+    })
+}

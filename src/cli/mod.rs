@@ -1,0 +1,143 @@
+//! The headless front end: argument parsing and the subcommands. Engine decisions live in the
+//! library; these modules only load, call and print.
+
+mod explain;
+mod input;
+mod project;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use schemalens::manifest::ManifestFormat;
+use schemalens::{Mode, Options, Recursion};
+
+/// Exit codes shared by every subcommand.
+pub mod exit {
+    pub const OK: u8 = 0;
+    /// Bad usage or input: unreadable file, invalid JSON, unknown shape, failed projection.
+    pub const INPUT: u8 = 2;
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "schemalens",
+    version,
+    about = "See why an LLM provider rejects a tool schema, and what a provider-safe projection looks like.",
+    after_help = "Run `schemalens <command> --help` for each command. Input may be a bare JSON Schema, an MCP tools/list result, or an OpenAI, Anthropic or Gemini tool list; `-` reads standard input."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Manifests to open in the inspector (when no command is given).
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the projected schema (bare schema) or the manifest with every tool's schema projected.
+    Project(ProjectArgs),
+    /// Explain every rule the projection applied, one line each, grouped by tool.
+    Explain(ExplainArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Manifest or schema file (`-` for standard input).
+    pub file: PathBuf,
+    /// Only this tool (by name).
+    #[arg(long)]
+    pub tool: Option<String>,
+    /// Input format when detection should not guess: schema, mcp, openai, anthropic, gemini.
+    #[arg(long, value_name = "FORMAT")]
+    pub input_format: Option<ManifestFormat>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ProjectionArgs {
+    /// inline: refs inlined, oneOf→anyOf, discriminator stripped. flat: also merge discriminated unions.
+    #[arg(long, default_value = "flat", value_parser = parse_mode)]
+    pub mode: Mode,
+    /// Recursive $refs: unroll=N (cut to {} after N levels) or keep ($defs + $ref).
+    #[arg(long, default_value = "unroll=3", value_parser = parse_recursion)]
+    pub recursion: Recursion,
+    /// Do not append "Required when …" / "Only when …" hints to descriptions.
+    #[arg(long)]
+    pub no_hints: bool,
+}
+
+impl ProjectionArgs {
+    pub fn options(&self) -> Options {
+        Options {
+            mode: self.mode,
+            recursion: self.recursion,
+            hints: !self.no_hints,
+            ..Options::default()
+        }
+    }
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    s.parse()
+}
+
+fn parse_recursion(s: &str) -> Result<Recursion, String> {
+    s.parse()
+}
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct ProjectArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub projection: ProjectionArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub projection: ProjectionArgs,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+/// A failure that ends the command with a message and an exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub code: u8,
+}
+
+impl Failure {
+    pub fn input(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: exit::INPUT,
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        Some(Command::Project(args)) => project::run(&args),
+        Some(Command::Explain(args)) => explain::run(&args),
+        None => Err(Failure::input(
+            "the interactive inspector is not built yet; use a subcommand such as `schemalens project FILE` (see --help)",
+        )),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

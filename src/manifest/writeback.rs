@@ -1,0 +1,69 @@
+//! Writing projected schemas back into the document they came from.
+
+use super::formats::{empty_parameters, json_schema_key};
+use super::{Manifest, ManifestFormat, Tool};
+use crate::pointer;
+use serde_json::Value;
+
+pub(crate) fn with_schemas(manifest: &Manifest, replacements: &[(usize, Value)]) -> Value {
+    let mut document = manifest.document.clone();
+    for (index, schema) in replacements {
+        // An index that names no tool is a caller bug with nothing sensible to write; skipping it
+        // keeps write-back total.
+        if let Some(tool) = manifest.tools.get(*index) {
+            write_schema(&mut document, manifest.format, tool, schema);
+        }
+    }
+    document
+}
+
+fn write_schema(document: &mut Value, format: ManifestFormat, tool: &Tool, schema: &Value) {
+    match &tool.schema_pointer {
+        Some(pointer) => {
+            if let Some(slot) = document.pointer_mut(pointer) {
+                *slot = schema.clone();
+            }
+        }
+        // Leaving the stand-in empty schema out keeps a round trip byte-identical; anything else
+        // (e.g. a strict projection adding `additionalProperties: false`) must be written.
+        None if *schema == empty_parameters() => {}
+        None => insert_schema(document, format, tool, schema),
+    }
+}
+
+/// Adds a schema to a tool that had none, at the end of the object that holds its fields.
+fn insert_schema(document: &mut Value, format: ManifestFormat, tool: &Tool, schema: &Value) {
+    let Some((holder, key)) = insertion_point(document, format, tool) else {
+        return;
+    };
+    if let Some(Value::Object(holder)) = document.pointer_mut(&holder) {
+        holder.insert(key.to_owned(), schema.clone());
+    }
+}
+
+/// The pointer of the object that gets the schema, and the key to put it under.
+fn insertion_point(
+    document: &Value,
+    format: ManifestFormat,
+    tool: &Tool,
+) -> Option<(String, &'static str)> {
+    match format {
+        ManifestFormat::OpenAi => {
+            // Chat Completions keeps `parameters` inside `function`; the Responses form is flat.
+            let entry = document.pointer(&tool.tool_pointer)?;
+            let holder = if entry.get("function").is_some_and(Value::is_object) {
+                pointer::push(&tool.tool_pointer, "function")
+            } else {
+                tool.tool_pointer.clone()
+            };
+            Some((holder, "parameters"))
+        }
+        // The stand-in schema is JSON Schema, so it goes where Gemini reads JSON Schema.
+        ManifestFormat::Gemini => Some((
+            tool.tool_pointer.clone(),
+            json_schema_key(&tool.tool_pointer),
+        )),
+        // These formats always have a schema pointer.
+        ManifestFormat::BareSchema | ManifestFormat::Mcp | ManifestFormat::Anthropic => None,
+    }
+}

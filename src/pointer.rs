@@ -1,0 +1,97 @@
+//! RFC 6901 JSON pointers, the one address format shared by the engine, the trace and the UI.
+
+use std::borrow::Cow;
+
+/// Escapes one reference token (`~` → `~0`, `/` → `~1`).
+pub fn escape(token: &str) -> Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
+/// Undoes [`escape`]; order matters so that `~01` decodes to `~1`, not `/`.
+pub fn unescape(token: &str) -> Cow<'_, str> {
+    if token.contains('~') {
+        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
+/// `base` followed by one more token.
+pub fn push(base: &str, token: &str) -> String {
+    let token = escape(token);
+    let mut out = String::with_capacity(base.len() + token.len() + 1);
+    out.push_str(base);
+    out.push('/');
+    out.push_str(&token);
+    out
+}
+
+/// `base` followed by an array index.
+pub fn push_index(base: &str, index: usize) -> String {
+    format!("{base}/{index}")
+}
+
+/// `base` followed by several tokens.
+pub fn join<'a>(base: &str, tokens: impl IntoIterator<Item = &'a str>) -> String {
+    tokens
+        .into_iter()
+        .fold(base.to_owned(), |acc, t| push(&acc, t))
+}
+
+/// The decoded tokens of a pointer; `None` when it does not start with `/` (and is not empty).
+pub fn tokens(pointer: &str) -> Option<Vec<String>> {
+    if pointer.is_empty() {
+        return Some(Vec::new());
+    }
+    let rest = pointer.strip_prefix('/')?;
+    Some(rest.split('/').map(|t| unescape(t).into_owned()).collect())
+}
+
+/// The pointer of the enclosing value, `None` for the root.
+pub fn parent(pointer: &str) -> Option<&str> {
+    pointer.rfind('/').map(|i| &pointer[..i])
+}
+
+/// True when `pointer` is `ancestor` or lies below it.
+pub fn is_within(pointer: &str, ancestor: &str) -> bool {
+    pointer == ancestor
+        || (pointer.starts_with(ancestor) && pointer.as_bytes().get(ancestor.len()) == Some(&b'/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_round_trips() {
+        for raw in ["a", "a/b", "m~n", "~1", "", "a~/b"] {
+            assert_eq!(unescape(&escape(raw)), raw);
+        }
+        assert_eq!(escape("a/b~c"), "a~1b~0c");
+        assert_eq!(unescape("~01"), "~1");
+    }
+
+    #[test]
+    fn push_and_tokens_agree() {
+        let p = join("", ["properties", "a/b", "items"]);
+        assert_eq!(p, "/properties/a~1b/items");
+        assert_eq!(tokens(&p).unwrap(), vec!["properties", "a/b", "items"]);
+        assert_eq!(tokens("").unwrap(), Vec::<String>::new());
+        assert!(tokens("nope").is_none());
+    }
+
+    #[test]
+    fn parent_and_within() {
+        assert_eq!(parent("/a/b"), Some("/a"));
+        assert_eq!(parent("/a"), Some(""));
+        assert_eq!(parent(""), None);
+        assert!(is_within("/a/b", "/a"));
+        assert!(is_within("/a", "/a"));
+        assert!(!is_within("/ab", "/a"));
+        assert!(is_within("/a", ""));
+    }
+}

@@ -1,0 +1,447 @@
+//! Conjunction of schemas (rule 13 `allOf` merge, and 2020-12 `$ref` siblings).
+//!
+//! Soundness argument, keyword by keyword: an instance valid against both parts satisfies every
+//! keyword of either, so a keyword only one part has may stay, and bounds combine to the
+//! tighter one (that is still exactly the conjunction). `properties`, `patternProperties`,
+//! `items` and friends merge entry-wise; an entry both parts constrain becomes the conjunction
+//! of the two (merged, or `allOf` when they clash). Moving a property out from under another
+//! part's `additionalProperties` only removes a constraint. Anything else that differs is
+//! dropped, which only ever accepts more.
+
+use serde_json::{Map, Value};
+
+use super::engine::Engine;
+use super::out::Out;
+use super::trace::{Detail, Rule};
+use crate::pointer;
+use crate::schema::{KindSet, keywords::is_annotation};
+
+/// Map-valued keywords whose entries are schemas applied to the same member.
+const SCHEMA_MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+/// Schema-valued keywords where both constraints apply to the same members.
+const SCHEMA_SLOTS: &[&str] = &["additionalProperties", "propertyNames", "items"];
+const LOWER_BOUNDS: &[&str] = &[
+    "minimum",
+    "exclusiveMinimum",
+    "minLength",
+    "minItems",
+    "minProperties",
+    "minContains",
+];
+const UPPER_BOUNDS: &[&str] = &[
+    "maximum",
+    "exclusiveMaximum",
+    "maxLength",
+    "maxItems",
+    "maxProperties",
+    "maxContains",
+];
+const OBJECT_SHAPE: &[&str] = &["properties", "patternProperties", "additionalProperties"];
+const ARRAY_SHAPE: &[&str] = &["items", "prefixItems", "additionalItems"];
+
+pub(crate) struct Conj {
+    pub(crate) out: Out,
+    pub(crate) dropped: Vec<String>,
+}
+
+/// How one keyword present in both parts combines.
+enum Combine {
+    Same,
+    Value(Value),
+    Entrywise,
+    Concat,
+    Drop,
+}
+
+fn combine(key: &str, a: &Value, b: &Value) -> Combine {
+    if a == b {
+        return Combine::Same;
+    }
+    if is_annotation(key) {
+        // The later part is the more specific one (a subtype's own description).
+        return Combine::Value(b.clone());
+    }
+    if SCHEMA_MAPS.contains(&key) && a.is_object() && b.is_object() {
+        return Combine::Entrywise;
+    }
+    if SCHEMA_SLOTS.contains(&key) && is_schema(a) && is_schema(b) {
+        return Combine::Entrywise;
+    }
+    if key == "prefixItems" && a.is_array() && b.is_array() {
+        return Combine::Entrywise;
+    }
+    if key == "allOf" && a.is_array() && b.is_array() {
+        return Combine::Concat;
+    }
+    match key {
+        "type" => match (KindSet::from_type_value(a), KindSet::from_type_value(b)) {
+            (Some(x), Some(y)) if !x.intersect(&y).is_empty() => {
+                Combine::Value(x.intersect(&y).to_type_value())
+            }
+            _ => Combine::Drop,
+        },
+        "required" => match (a.as_array(), b.as_array()) {
+            (Some(x), Some(y)) => {
+                let mut all = x.clone();
+                all.extend(y.iter().filter(|v| !x.contains(v)).cloned());
+                Combine::Value(Value::Array(all))
+            }
+            _ => Combine::Drop,
+        },
+        "enum" => match (a.as_array(), b.as_array()) {
+            (Some(x), Some(y)) => Combine::Value(Value::Array(
+                x.iter().filter(|v| y.contains(v)).cloned().collect(),
+            )),
+            _ => Combine::Drop,
+        },
+        k if LOWER_BOUNDS.contains(&k) => bound(a, b, f64::max),
+        k if UPPER_BOUNDS.contains(&k) => bound(a, b, f64::min),
+        _ => Combine::Drop,
+    }
+}
+
+fn bound(a: &Value, b: &Value, pick: fn(f64, f64) -> f64) -> Combine {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => Combine::Value(if pick(x, y) == x {
+            a.clone()
+        } else {
+            b.clone()
+        }),
+        _ => Combine::Drop,
+    }
+}
+
+fn is_schema(v: &Value) -> bool {
+    v.is_object() || v.is_boolean()
+}
+
+/// Would [`conjoin`] have to drop a keyword of `a` or `b`?
+fn clashes(a: &Value, b: &Value) -> bool {
+    let (Value::Object(a), Value::Object(b)) = (a, b) else {
+        return false;
+    };
+    a.iter().any(|(k, va)| {
+        b.get(k)
+            .is_some_and(|vb| matches!(combine(k, va, vb), Combine::Drop))
+    })
+}
+
+/// Both constraints on one position: merged when nothing clashes, else `allOf` of both.
+/// The flag tells whether it had to wrap.
+pub(crate) fn conjoin_or_wrap(a: Out, b: Out) -> (Out, bool) {
+    if clashes(&a.value, &b.value) {
+        let exact = a.exact && b.exact;
+        let mut out = Out::new(Value::Null, exact);
+        out.adopt(&["allOf", "0"], a.notes);
+        out.adopt(&["allOf", "1"], b.notes);
+        let mut m = Map::new();
+        m.insert("allOf".to_owned(), Value::Array(vec![a.value, b.value]));
+        out.value = Value::Object(m);
+        (out, true)
+    } else {
+        (conjoin(a, b).out, false)
+    }
+}
+
+/// The conjunction of two schemas, dropping what cannot be combined.
+pub(crate) fn conjoin(mut a: Out, mut b: Out) -> Conj {
+    match (&a.value, &b.value) {
+        (Value::Bool(true), _) => return keep_notes(b, a),
+        (_, Value::Bool(true)) => return keep_notes(a, b),
+        (Value::Bool(false), _) => return keep_notes(a, b),
+        (_, Value::Bool(false)) => return keep_notes(b, a),
+        _ => {}
+    }
+    let (Value::Object(am), Value::Object(bm)) =
+        (std::mem::take(&mut a.value), std::mem::take(&mut b.value))
+    else {
+        unreachable!("non-boolean schemas reaching conjoin are objects")
+    };
+    let shape_overlap = |keys: &[&str]| {
+        keys.iter().any(|k| am.contains_key(*k)) && keys.iter().any(|k| bm.contains_key(*k))
+    };
+    let mut exact =
+        a.exact && b.exact && !shape_overlap(OBJECT_SHAPE) && !shape_overlap(ARRAY_SHAPE);
+    let mut out = Out::new(Value::Null, true);
+    let mut merged = Map::new();
+    let mut dropped = Vec::new();
+    let keys: Vec<String> = am
+        .keys()
+        .chain(bm.keys().filter(|k| !am.contains_key(*k)))
+        .cloned()
+        .collect();
+    for key in keys {
+        let a_notes = a.take_notes_under(&[&key]);
+        let b_notes = b.take_notes_under(&[&key]);
+        let (va, vb) = (am.get(&key), bm.get(&key));
+        let (value, notes) = match (va, vb) {
+            (Some(v), None) => (v.clone(), a_notes),
+            (None, Some(v)) => (v.clone(), b_notes),
+            (Some(x), Some(y)) => match combine(&key, x, y) {
+                Combine::Same => (x.clone(), [a_notes, b_notes].concat()),
+                Combine::Value(v) => (v, [a_notes, b_notes].concat()),
+                Combine::Concat => concat(x, y, a_notes, b_notes),
+                Combine::Entrywise => {
+                    let (v, n, e) = entrywise(&key, x, y, a_notes, b_notes);
+                    exact &= e;
+                    (v, n)
+                }
+                Combine::Drop => {
+                    exact = false;
+                    dropped.push(key.clone());
+                    continue;
+                }
+            },
+            (None, None) => continue,
+        };
+        out.adopt(&[&key], notes);
+        merged.insert(key, value);
+    }
+    out.adopt(&[], a.notes);
+    out.adopt(&[], b.notes);
+    out.value = Value::Object(merged);
+    out.exact = exact;
+    Conj { out, dropped }
+}
+
+fn keep_notes(mut kept: Out, other: Out) -> Conj {
+    kept.exact &= other.exact;
+    let roots: Vec<_> = other.root_originals();
+    if !roots.is_empty() {
+        kept.link(roots);
+    }
+    Conj {
+        out: kept,
+        dropped: Vec::new(),
+    }
+}
+
+fn concat(
+    x: &Value,
+    y: &Value,
+    a_notes: Vec<super::out::Note>,
+    b_notes: Vec<super::out::Note>,
+) -> (Value, Vec<super::out::Note>) {
+    let (xs, ys) = (x.as_array().unwrap(), y.as_array().unwrap());
+    let mut holder = Out::new(Value::Null, true);
+    holder.adopt(&[], a_notes);
+    let offset = xs.len();
+    let mut b_holder = Out::new(Value::Null, true);
+    b_holder.notes = b_notes;
+    for i in 0..ys.len() {
+        let moved = b_holder.take_notes_under(&[&i.to_string()]);
+        holder.adopt(&[&(i + offset).to_string()], moved);
+    }
+    let mut all = xs.clone();
+    all.extend(ys.iter().cloned());
+    (Value::Array(all), holder.notes)
+}
+
+/// Entry-wise conjunction of two schema maps, schema slots or tuples.
+fn entrywise(
+    key: &str,
+    x: &Value,
+    y: &Value,
+    a_notes: Vec<super::out::Note>,
+    b_notes: Vec<super::out::Note>,
+) -> (Value, Vec<super::out::Note>, bool) {
+    let mut a_hold = Out::new(Value::Null, true);
+    a_hold.notes = a_notes;
+    let mut b_hold = Out::new(Value::Null, true);
+    b_hold.notes = b_notes;
+    let mut holder = Out::new(Value::Null, true);
+    let mut exact = true;
+    let mut pair = |tokens: &[&str], va: Option<&Value>, vb: Option<&Value>| -> Option<Value> {
+        let an = a_hold.take_notes_under(tokens);
+        let bn = b_hold.take_notes_under(tokens);
+        let part = |v: &Value, notes| Out {
+            value: v.clone(),
+            exact: true,
+            notes,
+        };
+        let result = match (va, vb) {
+            (Some(v), None) => part(v, an),
+            (None, Some(v)) => part(v, bn),
+            (Some(p), Some(q)) => {
+                let (o, _) = conjoin_or_wrap(part(p, an), part(q, bn));
+                exact &= o.exact;
+                o
+            }
+            (None, None) => return None,
+        };
+        holder.adopt(tokens, result.notes);
+        Some(result.value)
+    };
+    let value = match (key, x, y) {
+        (_, Value::Object(xm), Value::Object(ym))
+            if key != "items" && key != "additionalProperties" && key != "propertyNames" =>
+        {
+            let names: Vec<String> = xm
+                .keys()
+                .chain(ym.keys().filter(|k| !xm.contains_key(*k)))
+                .cloned()
+                .collect();
+            let mut m = Map::new();
+            for n in names {
+                if let Some(v) = pair(&[&n], xm.get(&n), ym.get(&n)) {
+                    m.insert(n, v);
+                }
+            }
+            Value::Object(m)
+        }
+        (_, Value::Array(xs), Value::Array(ys)) => {
+            let len = xs.len().max(ys.len());
+            let items = (0..len)
+                .filter_map(|i| pair(&[&i.to_string()], xs.get(i), ys.get(i)))
+                .collect();
+            Value::Array(items)
+        }
+        _ => pair(&[], Some(x), Some(y)).unwrap_or(Value::Bool(true)),
+    };
+    (value, holder.notes, exact)
+}
+
+/// Rule 13: an `allOf` of schema objects becomes one schema (flat mode).
+pub(crate) fn merge_all_of(_engine: &Engine<'_>, mut node: Out, orig: &str) -> Out {
+    let Some(Value::Array(parts)) = node.value.get("allOf").cloned() else {
+        return node;
+    };
+    if let Some(reason) = unmergeable(&parts) {
+        node.trace(
+            Rule::AllofMerge,
+            vec![pointer::push(orig, "allOf")],
+            Detail::AllOfKept { reason },
+        );
+        return node;
+    }
+    let mut part_notes = node.take_notes_under(&["allOf"]);
+    let Value::Object(mut rest) = std::mem::take(&mut node.value) else {
+        unreachable!("merge_all_of runs on schema objects")
+    };
+    let order: Vec<String> = rest.keys().cloned().collect();
+    rest.remove("allOf");
+    let mut acc: Option<Out> = None;
+    let mut dropped = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let mut holder = Out::new(Value::Null, true);
+        holder.notes = std::mem::take(&mut part_notes);
+        let notes = holder.take_notes_under(&[&i.to_string()]);
+        part_notes = holder.notes;
+        let p = Out {
+            value: part.clone(),
+            exact: true,
+            notes,
+        };
+        acc = Some(match acc {
+            None => p,
+            Some(a) => {
+                let c = conjoin(a, p);
+                dropped.extend(c.dropped);
+                c.out
+            }
+        });
+    }
+    let merged_parts = acc.expect("allOf has at least one part");
+    let rest_out = Out {
+        value: Value::Object(rest),
+        exact: node.exact,
+        notes: std::mem::take(&mut node.notes),
+    };
+    let c = conjoin(merged_parts, rest_out);
+    dropped.extend(c.dropped);
+    let mut out = c.out;
+    out.exact = false;
+    reorder_like(&mut out.value, &order, "allOf");
+    out.trace(
+        Rule::AllofMerge,
+        vec![pointer::push(orig, "allOf")],
+        Detail::AllOfMerged {
+            parts: parts.len(),
+            dropped,
+        },
+    );
+    out
+}
+
+fn unmergeable(parts: &[Value]) -> Option<String> {
+    if parts.is_empty() {
+        return Some("it has no parts".into());
+    }
+    if let Some(i) = parts
+        .iter()
+        .position(|p| !p.is_object() && *p != Value::Bool(true))
+    {
+        return Some(format!(
+            "part {i} is not a schema object (a `false` part rejects everything)"
+        ));
+    }
+    None
+}
+
+/// Puts the node's own keys back in their original order, the merged parts where `allOf` was.
+fn reorder_like(value: &mut Value, order: &[String], splice_at: &str) {
+    let Value::Object(map) = value else { return };
+    let mut old = std::mem::take(map);
+    for key in order {
+        if key == splice_at {
+            let spliced: Vec<String> = old.keys().filter(|k| !order.contains(k)).cloned().collect();
+            for k in spliced {
+                if let Some(v) = old.remove(&k) {
+                    map.insert(k, v);
+                }
+            }
+        } else if let Some(v) = old.remove(key) {
+            map.insert(key.clone(), v);
+        }
+    }
+    map.extend(old);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn c(a: Value, b: Value) -> (Value, Vec<String>) {
+        let r = conjoin(Out::new(a, true), Out::new(b, true));
+        (r.out.value, r.dropped)
+    }
+
+    #[test]
+    fn merges_properties_and_required() {
+        let (v, dropped) = c(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+            json!({"properties": {"b": {"type": "integer"}, "a": {"maxLength": 3}}, "required": ["b"]}),
+        );
+        assert!(dropped.is_empty());
+        assert_eq!(
+            v,
+            json!({"type": "object",
+                "properties": {"a": {"type": "string", "maxLength": 3}, "b": {"type": "integer"}},
+                "required": ["a", "b"]})
+        );
+    }
+
+    #[test]
+    fn clashing_property_becomes_all_of_and_bounds_tighten() {
+        let (v, _) = c(
+            json!({"properties": {"a": {"pattern": "x"}}, "minimum": 1, "maximum": 9}),
+            json!({"properties": {"a": {"pattern": "y"}}, "minimum": 3, "maximum": 20}),
+        );
+        assert_eq!(
+            v,
+            json!({"properties": {"a": {"allOf": [{"pattern": "x"}, {"pattern": "y"}]}},
+                "minimum": 3, "maximum": 9})
+        );
+    }
+
+    #[test]
+    fn top_level_clash_is_dropped_and_types_intersect() {
+        let (v, dropped) = c(
+            json!({"type": ["number", "string"], "pattern": "a"}),
+            json!({"type": "integer", "pattern": "b"}),
+        );
+        assert_eq!(v, json!({"type": "integer"}));
+        assert_eq!(dropped, vec!["pattern"]);
+    }
+}

@@ -1,0 +1,411 @@
+//! Rule 10: one property that several alternatives of a flattened union define.
+
+use serde_json::{Map, Value};
+
+use super::out::Out;
+use super::trace::{BranchTags, JoinOutcome, condition};
+use crate::schema::kinds::{Kind, KindSet, provable_kinds};
+use crate::schema::walk::map_schemas;
+
+/// What one alternative says about the property.
+pub(crate) struct Contribution {
+    pub(crate) out: Out,
+    pub(crate) tags: Vec<Value>,
+    pub(crate) from: String,
+    /// Not declared by the alternative: the value is what its open object allows (`{}` or its
+    /// `additionalProperties`).
+    pub(crate) implicit: bool,
+}
+
+pub(crate) struct Joined {
+    pub(crate) out: Out,
+    pub(crate) outcome: JoinOutcome,
+    pub(crate) dropped: Vec<String>,
+    pub(crate) reason: Option<String>,
+    pub(crate) alternatives: Vec<BranchTags>,
+}
+
+const IGNORED_FOR_IDENTITY: &[&str] = &["description", "title", "examples"];
+
+const STRING_BOUNDS: &[(&str, Loosest)] = &[
+    ("minLength", Loosest::Min),
+    ("maxLength", Loosest::Max),
+    ("pattern", Loosest::Identical),
+    ("format", Loosest::Identical),
+    ("contentEncoding", Loosest::Identical),
+    ("contentMediaType", Loosest::Identical),
+];
+const NUMBER_BOUNDS: &[(&str, Loosest)] = &[
+    ("minimum", Loosest::Min),
+    ("maximum", Loosest::Max),
+    ("exclusiveMinimum", Loosest::Min),
+    ("exclusiveMaximum", Loosest::Max),
+    ("multipleOf", Loosest::Identical),
+];
+
+#[derive(Clone, Copy)]
+enum Loosest {
+    Min,
+    Max,
+    Identical,
+}
+
+/// One distinct alternative after deduplication, with every contribution it stands for.
+struct Group {
+    value: Value,
+    members: Vec<Contribution>,
+}
+
+impl Group {
+    fn tags(&self) -> Vec<Value> {
+        let mut tags = Vec::new();
+        for m in &self.members {
+            for t in &m.tags {
+                if !tags.contains(t) {
+                    tags.push(t.clone());
+                }
+            }
+        }
+        tags
+    }
+
+    fn branch_tags(&self) -> BranchTags {
+        BranchTags {
+            from: self.members[0].from.clone(),
+            tags: self.tags(),
+        }
+    }
+}
+
+fn identity(schema: &Value) -> Value {
+    map_schemas(schema, &mut |m| {
+        for k in IGNORED_FOR_IDENTITY {
+            m.remove(*k);
+        }
+    })
+}
+
+/// A bare `anyOf` (only annotations beside it) is spliced into its alternatives, so the join
+/// never nests anyOf in anyOf.
+fn splice(c: Contribution) -> Vec<Contribution> {
+    let Value::Object(map) = &c.out.value else {
+        return vec![c];
+    };
+    let bare = map.contains_key("anyOf")
+        && map
+            .keys()
+            .all(|k| k == "anyOf" || IGNORED_FOR_IDENTITY.contains(&k.as_str()));
+    let Some(Value::Array(alts)) = map.get("anyOf").filter(|_| bare) else {
+        return vec![c];
+    };
+    let alts = alts.clone();
+    let mut holder = c.out;
+    let mut parts = Vec::new();
+    for (i, alt) in alts.into_iter().enumerate() {
+        let notes = holder.take_notes_under(&["anyOf", &i.to_string()]);
+        parts.push(Contribution {
+            out: Out {
+                value: alt,
+                exact: holder.exact,
+                notes,
+            },
+            tags: c.tags.clone(),
+            from: c.from.clone(),
+            implicit: c.implicit,
+        });
+    }
+    if let Some(first) = parts.first_mut() {
+        first.out.notes.append(&mut holder.notes);
+    }
+    parts
+}
+
+fn group(contributions: Vec<Contribution>) -> Vec<Group> {
+    let mut groups: Vec<(Value, Group)> = Vec::new();
+    for c in contributions.into_iter().flat_map(splice) {
+        let key = identity(&c.out.value);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.members.push(c),
+            None => groups.push((
+                key,
+                Group {
+                    value: c.out.value.clone(),
+                    members: vec![c],
+                },
+            )),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+fn description(v: &Value) -> Option<&str> {
+    v.get("description").and_then(Value::as_str)
+}
+
+/// A description every alternative shares, or one labelled per tag when they differ.
+fn joined_description(groups: &[Group], discriminator: &str) -> (Option<String>, bool) {
+    let members: Vec<(&Value, Vec<Value>)> = groups
+        .iter()
+        .flat_map(|g| g.members.iter().map(|m| (&m.out.value, m.tags.clone())))
+        .collect();
+    let descs: Vec<Option<&str>> = members.iter().map(|(v, _)| description(v)).collect();
+    if descs.iter().all(Option::is_none) {
+        return (None, true);
+    }
+    if descs.windows(2).all(|w| w[0] == w[1]) {
+        return (descs[0].map(str::to_owned), true);
+    }
+    let labelled: Vec<String> = members
+        .iter()
+        .filter_map(|(v, tags)| {
+            description(v).map(|d| {
+                format!(
+                    "When {}: {}",
+                    condition(discriminator, tags),
+                    d.trim_end_matches('.')
+                )
+            })
+        })
+        .collect();
+    (Some(format!("{}.", labelled.join(". "))), false)
+}
+
+fn set_description(value: &mut Value, text: Option<String>) {
+    if let (Value::Object(m), Some(t)) = (value, text) {
+        m.insert("description".to_owned(), Value::String(t));
+    }
+}
+
+/// Joins the alternatives of one property (rule 10).
+pub(crate) fn join(
+    property: &str,
+    discriminator: &str,
+    contributions: Vec<Contribution>,
+    nullable_keyword: bool,
+) -> Joined {
+    let groups = group(contributions);
+    let alternatives: Vec<BranchTags> = groups.iter().map(Group::branch_tags).collect();
+    let (desc, shared) = joined_description(&groups, discriminator);
+    let unprovable = groups.iter().find(|g| {
+        g.value
+            .as_object()
+            .is_none_or(|m| provable_kinds(m, nullable_keyword).is_none())
+    });
+    if groups.len() == 1 {
+        let mut g = groups.into_iter().next().expect("one group");
+        let mut out = Out::new(g.value, true);
+        for m in g.members.drain(..) {
+            out.exact &= m.out.exact;
+            out.adopt(&[], m.out.notes);
+        }
+        if !shared {
+            set_description(&mut out.value, desc);
+        }
+        return Joined {
+            out,
+            outcome: JoinOutcome::Deduplicated,
+            dropped: Vec::new(),
+            reason: None,
+            alternatives,
+        };
+    }
+    if let Some(g) = unprovable {
+        let reason = unprovable_reason(g, property, discriminator);
+        let mut out = Out::new(Value::Object(Map::new()), false);
+        for g in groups {
+            for m in g.members {
+                out.link(m.out.root_originals());
+            }
+        }
+        set_description(&mut out.value, desc);
+        return Joined {
+            out,
+            outcome: JoinOutcome::Unconstrained,
+            dropped: Vec::new(),
+            reason: Some(reason),
+            alternatives,
+        };
+    }
+    let mut kinds = KindSet::default();
+    for g in &groups {
+        let m = g
+            .value
+            .as_object()
+            .expect("provable alternatives are objects");
+        kinds.extend(&provable_kinds(m, nullable_keyword).expect("checked above"));
+    }
+    if kinds.has_structured() {
+        alternatives_join(groups, desc, shared, alternatives)
+    } else {
+        widen(groups, kinds, desc, alternatives, nullable_keyword)
+    }
+}
+
+fn unprovable_reason(g: &Group, property: &str, discriminator: &str) -> String {
+    let when = condition(discriminator, &g.tags());
+    if g.members.iter().all(|m| m.implicit) {
+        format!(
+            "when {when} the object does not declare `{property}` and does not forbid other properties, so any value is valid there; close that object (additionalProperties: false) to keep the shape"
+        )
+    } else {
+        format!("when {when} its schema names no type, const or enum")
+    }
+}
+
+fn alternatives_join(
+    groups: Vec<Group>,
+    desc: Option<String>,
+    shared: bool,
+    alternatives: Vec<BranchTags>,
+) -> Joined {
+    let mut out = Out::new(Value::Null, false);
+    let mut values = Vec::new();
+    for (k, g) in groups.into_iter().enumerate() {
+        let mut value = g.value;
+        if shared && let Value::Object(m) = &mut value {
+            m.remove("description");
+        }
+        let idx = k.to_string();
+        for m in g.members {
+            out.link(m.out.root_originals());
+            out.adopt(&["anyOf", &idx], m.out.notes);
+        }
+        values.push(value);
+    }
+    let mut m = Map::new();
+    m.insert("anyOf".to_owned(), Value::Array(values));
+    out.value = Value::Object(m);
+    if shared {
+        set_description(&mut out.value, desc);
+    }
+    Joined {
+        out,
+        outcome: JoinOutcome::Alternatives,
+        dropped: Vec::new(),
+        reason: None,
+        alternatives,
+    }
+}
+
+/// Scalars only: the union of the types, values kept only when every alternative lists them,
+/// a bound only when every alternative of the kind it applies to has it, at its loosest.
+fn widen(
+    groups: Vec<Group>,
+    kinds: KindSet,
+    desc: Option<String>,
+    alternatives: Vec<BranchTags>,
+    nullable_keyword: bool,
+) -> Joined {
+    let maps: Vec<&Map<String, Value>> = groups
+        .iter()
+        .map(|g| {
+            g.value
+                .as_object()
+                .expect("scalar alternatives are objects")
+        })
+        .collect();
+    let mut result = Map::new();
+    let mut dropped = Vec::new();
+    result.insert(
+        "type".to_owned(),
+        kinds.clone().fold_integer().to_type_value(),
+    );
+    match union_of_values(&maps) {
+        Some(values) => {
+            result.insert("enum".to_owned(), Value::Array(values));
+        }
+        None if maps
+            .iter()
+            .any(|m| m.contains_key("enum") || m.contains_key("const")) =>
+        {
+            dropped.push("enum/const (not every alternative lists its values)".to_owned());
+        }
+        None => {}
+    }
+    let kinds_of = |m: &Map<String, Value>| provable_kinds(m, nullable_keyword).unwrap_or_default();
+    for (applies, bounds) in [
+        (vec![Kind::String], STRING_BOUNDS),
+        (vec![Kind::Number, Kind::Integer], NUMBER_BOUNDS),
+    ] {
+        let relevant: Vec<&Map<String, Value>> = maps
+            .iter()
+            .copied()
+            .filter(|m| applies.iter().any(|k| kinds_of(m).contains(*k)))
+            .collect();
+        for (name, how) in bounds {
+            if let Some(v) = loosest(&relevant, name, *how) {
+                result.insert((*name).to_owned(), v);
+            } else if relevant.iter().any(|m| m.contains_key(*name)) {
+                dropped.push((*name).to_owned());
+            }
+        }
+    }
+    for m in &maps {
+        for k in m.keys() {
+            let known = ["type", "enum", "const", "nullable"].contains(&k.as_str())
+                || IGNORED_FOR_IDENTITY.contains(&k.as_str())
+                || STRING_BOUNDS
+                    .iter()
+                    .chain(NUMBER_BOUNDS)
+                    .any(|(n, _)| n == k);
+            if !known && !dropped.contains(k) {
+                dropped.push(k.clone());
+            }
+        }
+    }
+    let mut out = Out::new(Value::Object(result), false);
+    for g in groups {
+        for m in g.members {
+            out.link(m.out.root_originals());
+        }
+    }
+    set_description(&mut out.value, desc);
+    Joined {
+        out,
+        outcome: JoinOutcome::Widened,
+        dropped,
+        reason: None,
+        alternatives,
+    }
+}
+
+fn literal_values(m: &Map<String, Value>) -> Option<Vec<Value>> {
+    if let Some(c) = m.get("const") {
+        return Some(vec![c.clone()]);
+    }
+    m.get("enum").and_then(Value::as_array).cloned()
+}
+
+fn union_of_values(maps: &[&Map<String, Value>]) -> Option<Vec<Value>> {
+    let mut all: Vec<Value> = Vec::new();
+    for m in maps {
+        for v in literal_values(m)? {
+            if !all.contains(&v) {
+                all.push(v);
+            }
+        }
+    }
+    Some(all)
+}
+
+fn loosest(maps: &[&Map<String, Value>], name: &str, how: Loosest) -> Option<Value> {
+    if maps.is_empty() {
+        return None;
+    }
+    let values: Vec<&Value> = maps.iter().map(|m| m.get(name)).collect::<Option<_>>()?;
+    match how {
+        Loosest::Identical => values
+            .windows(2)
+            .all(|w| w[0] == w[1])
+            .then(|| values[0].clone()),
+        Loosest::Min | Loosest::Max => {
+            let nums: Vec<f64> = values.iter().map(|v| v.as_f64()).collect::<Option<_>>()?;
+            let pick = nums.iter().enumerate().fold(0, |best, (i, n)| match how {
+                Loosest::Min if *n < nums[best] => i,
+                Loosest::Max if *n > nums[best] => i,
+                _ => best,
+            });
+            Some(values[pick].clone())
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! The projection engine: SPEC.md rules 1–13 in `inline` and `flat` modes, with a trace.
+//!
+//! Every rule is written so that the projection accepts at least what the original accepts
+//! (I-sound). Where a rewrite could only be sound in a positive position, the engine tracks
+//! whether each projected subtree is *exact* and drops `not`, `if` and `unevaluated*` rather
+//! than let a loosened subschema tighten them (the soundness guards, see `guards`).
+
+mod allof;
+mod budget;
+mod engine;
+mod guards;
+mod join;
+mod out;
+pub mod trace;
+mod unions;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use budget::ProjectionError;
+pub use trace::{BranchTags, Detail, JoinOutcome, Links, Rule, TraceEntry};
+
+use crate::schema::Draft;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Rules 1–5: refs inlined, `oneOf` → `anyOf`, `discriminator` stripped.
+    Inline,
+    /// Rules 1–13: also every discriminated union merged into one object.
+    Flat,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "inline" => Ok(Mode::Inline),
+            "flat" => Ok(Mode::Flat),
+            other => Err(format!("unknown mode `{other}` (expected inline or flat)")),
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Inline => "inline",
+            Mode::Flat => "flat",
+        })
+    }
+}
+
+/// What to do with a `$ref` that is already being expanded (rule 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Recursion {
+    /// Expand a recursive definition this many times, then cut it to `{}`.
+    Unroll(usize),
+    /// Keep recursive definitions as `$defs` + `$ref`.
+    Keep,
+}
+
+impl std::str::FromStr for Recursion {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Recursion, String> {
+        if s == "keep" {
+            return Ok(Recursion::Keep);
+        }
+        let n = s
+            .strip_prefix("unroll=")
+            .ok_or_else(|| format!("unknown recursion `{s}` (expected unroll=N or keep)"))?;
+        n.parse()
+            .map(Recursion::Unroll)
+            .map_err(|_| format!("`{n}` is not a whole number"))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub mode: Mode,
+    pub recursion: Recursion,
+    /// Append conditional-required and only-when hints to descriptions (rule 9).
+    pub hints: bool,
+    /// Overrides the dialect read from `$schema`.
+    pub draft: Option<Draft>,
+    /// Maximum schema nodes to emit; default scales with the input (see `budget`).
+    pub node_budget: Option<usize>,
+    /// Maximum nesting of schemas, counted through `$ref`s.
+    pub max_depth: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            mode: Mode::Flat,
+            recursion: Recursion::Unroll(3),
+            hints: true,
+            draft: None,
+            node_budget: None,
+            max_depth: budget::DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+impl Options {
+    pub fn inline() -> Options {
+        Options {
+            mode: Mode::Inline,
+            ..Options::default()
+        }
+    }
+
+    pub fn flat() -> Options {
+        Options::default()
+    }
+}
+
+/// A projected schema with its trace.
+#[derive(Debug, Clone, Serialize)]
+pub struct Projection {
+    pub schema: Value,
+    pub mode: Mode,
+    pub draft: Draft,
+    pub trace: Vec<TraceEntry>,
+    #[serde(skip)]
+    pub links: Links,
+}
+
+impl Projection {
+    /// Trace entries whose result sits at `pointer` in the projection.
+    pub fn entries_at<'a>(&'a self, pointer: &'a str) -> impl Iterator<Item = &'a TraceEntry> {
+        self.trace.iter().filter(move |e| e.at == pointer)
+    }
+
+    /// Trace entries that came from the original node at `pointer`.
+    pub fn entries_from<'a>(&'a self, pointer: &'a str) -> impl Iterator<Item = &'a TraceEntry> {
+        self.trace
+            .iter()
+            .filter(move |e| e.from.iter().any(|f| f == pointer))
+    }
+}
+
+/// Projects one tool's parameter schema.
+pub fn project(schema: &Value, options: &Options) -> Result<Projection, ProjectionError> {
+    engine::Engine::new(schema, options).run()
+}

@@ -1,0 +1,436 @@
+//! What the projection did and why: one entry per rule application, plus the links between
+//! projection nodes and the original nodes they came from. The TUI and `explain` read only this.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The rules of SPEC.md, plus the soundness guards this engine adds where the spec is silent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    RefInline,
+    Recursion,
+    Unresolvable,
+    OneofToAnyof,
+    DiscriminatorStrip,
+    DuDetect,
+    DuObject,
+    DuEnum,
+    RequiredIntersection,
+    CollisionJoin,
+    ObjectPolicy,
+    NullableOptional,
+    AllofMerge,
+    SoundnessGuard,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 14] = [
+        Rule::RefInline,
+        Rule::Recursion,
+        Rule::Unresolvable,
+        Rule::OneofToAnyof,
+        Rule::DiscriminatorStrip,
+        Rule::DuDetect,
+        Rule::DuObject,
+        Rule::DuEnum,
+        Rule::RequiredIntersection,
+        Rule::CollisionJoin,
+        Rule::ObjectPolicy,
+        Rule::NullableOptional,
+        Rule::AllofMerge,
+        Rule::SoundnessGuard,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::RefInline => "ref-inline",
+            Rule::Recursion => "recursion",
+            Rule::Unresolvable => "unresolvable",
+            Rule::OneofToAnyof => "oneof-to-anyof",
+            Rule::DiscriminatorStrip => "discriminator-strip",
+            Rule::DuDetect => "du-detect",
+            Rule::DuObject => "du-object",
+            Rule::DuEnum => "du-enum",
+            Rule::RequiredIntersection => "required-intersection",
+            Rule::CollisionJoin => "collision-join",
+            Rule::ObjectPolicy => "object-policy",
+            Rule::NullableOptional => "nullable-optional",
+            Rule::AllofMerge => "allof-merge",
+            Rule::SoundnessGuard => "soundness-guard",
+        }
+    }
+
+    /// The rule's number in SPEC.md; the guards are this project's own addition.
+    pub fn number(self) -> Option<u8> {
+        let n = Rule::ALL.iter().position(|r| *r == self)? as u8 + 1;
+        (n <= 13).then_some(n)
+    }
+
+    pub fn from_id(id: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.id() == id)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// The tags one union alternative carries (several when it is itself a flattened union).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BranchTags {
+    pub from: String,
+    pub tags: Vec<Value>,
+}
+
+/// How rule 10 joined one property.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JoinOutcome {
+    /// All alternatives were the same schema.
+    Deduplicated,
+    /// Some alternative proves no kind: the property accepts anything.
+    Unconstrained,
+    /// Objects or arrays involved: alternatives kept side by side in `anyOf`.
+    Alternatives,
+    /// Scalars only: one schema with the union of the types and the loosest bounds.
+    Widened,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Detail {
+    RefInlined {
+        reference: String,
+        target: String,
+        siblings: String,
+    },
+    RecursionCut {
+        reference: String,
+        target: String,
+        depth: usize,
+    },
+    RecursionKept {
+        reference: String,
+        definition: String,
+    },
+    Unresolvable {
+        reference: String,
+        reason: String,
+    },
+    OneOfToAnyOf {
+        alternatives: usize,
+        combined_with_any_of: bool,
+    },
+    DiscriminatorStripped {
+        property_name: Option<String>,
+    },
+    UnionFlattened {
+        property: String,
+        alternatives: Vec<BranchTags>,
+    },
+    UnionKept {
+        reason: String,
+    },
+    ObjectBuilt {
+        properties: Vec<String>,
+    },
+    TagEnum {
+        property: String,
+        tags: Vec<Value>,
+    },
+    RequiredDropped {
+        property: String,
+        discriminator: String,
+        required_when: Vec<Value>,
+        present_when: Option<Vec<Value>>,
+        hint: Option<String>,
+    },
+    Joined {
+        property: String,
+        outcome: JoinOutcome,
+        alternatives: Vec<BranchTags>,
+        dropped: Vec<String>,
+        reason: Option<String>,
+    },
+    KeywordDropped {
+        keyword: String,
+        reason: String,
+    },
+    NullKept {
+        alternatives: usize,
+    },
+    AllOfMerged {
+        parts: usize,
+        dropped: Vec<String>,
+    },
+    AllOfKept {
+        reason: String,
+    },
+}
+
+/// One rule application.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceEntry {
+    pub rule: Rule,
+    /// Where in the projection the result sits.
+    pub at: String,
+    /// The original node(s) it came from.
+    pub from: Vec<String>,
+    pub detail: Detail,
+}
+
+fn tag_list(tags: &[Value]) -> String {
+    let rendered: Vec<String> = tags.iter().map(Value::to_string).collect();
+    match rendered.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+    }
+}
+
+/// "`action` is "create" or "update"" — the wording shared by hints and explanations.
+pub fn condition(discriminator: &str, tags: &[Value]) -> String {
+    format!("{discriminator} is {}", tag_list(tags))
+}
+
+impl TraceEntry {
+    /// One plain sentence saying what happened and why; the UI and `explain` show it as is.
+    pub fn message(&self) -> String {
+        match &self.detail {
+            Detail::RefInlined {
+                reference,
+                siblings,
+                ..
+            } => format!("`$ref` {reference} replaced by its target{siblings}."),
+            Detail::RecursionCut {
+                reference, depth, ..
+            } => format!(
+                "Recursive `$ref` {reference} unrolled {depth} level(s) deep, then replaced by {{}} (accepts anything, so nothing valid is lost)."
+            ),
+            Detail::RecursionKept {
+                reference,
+                definition,
+            } => format!(
+                "Recursive `$ref` {reference} kept as a reference to #/$defs/{definition} (recursion kept)."
+            ),
+            Detail::Unresolvable { reference, reason } => format!(
+                "`$ref` {reference} cannot be resolved ({reason}); replaced by {{}}, which accepts anything."
+            ),
+            Detail::OneOfToAnyOf {
+                alternatives,
+                combined_with_any_of,
+            } => {
+                let base = format!(
+                    "`oneOf` with {alternatives} alternative(s) became `anyOf`: anyOf accepts every instance oneOf accepts (it only stops requiring exactly one match)"
+                );
+                if *combined_with_any_of {
+                    format!("{base}; the node already had `anyOf`, so both are kept under `allOf`.")
+                } else {
+                    format!("{base}.")
+                }
+            }
+            Detail::DiscriminatorStripped { property_name } => match property_name {
+                Some(p) => format!(
+                    "OpenAPI `discriminator` (propertyName `{p}`) removed: it is not JSON Schema and providers reject it; it was used to identify the union first."
+                ),
+                None => "OpenAPI `discriminator` removed: it is not JSON Schema.".to_owned(),
+            },
+            Detail::UnionFlattened {
+                property,
+                alternatives,
+            } => format!(
+                "Discriminated union on `{property}` with {} alternatives ({}) merged into one object.",
+                alternatives.len(),
+                alternatives
+                    .iter()
+                    .map(|b| tag_list(&b.tags))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            Detail::UnionKept { reason } => {
+                format!("Union left as `anyOf`: not a discriminated union because {reason}.")
+            }
+            Detail::ObjectBuilt { properties } => format!(
+                "One object with the properties of every alternative: {}.",
+                properties.join(", ")
+            ),
+            Detail::TagEnum { property, tags } => format!(
+                "`{property}` lists every alternative's tag: {}.",
+                tag_list(tags)
+            ),
+            Detail::RequiredDropped {
+                property,
+                discriminator,
+                required_when,
+                present_when,
+                ..
+            } => {
+                let mut s = format!("`{property}` is no longer required: ");
+                if let Some(present) = present_when {
+                    s.push_str(&format!(
+                        "it exists only when {}",
+                        condition(discriminator, present)
+                    ));
+                    if required_when == present {
+                        s.push_str(" (and is required there)");
+                    } else if !required_when.is_empty() {
+                        s.push_str(&format!(
+                            " and is required when {}",
+                            condition(discriminator, required_when)
+                        ));
+                    }
+                } else {
+                    s.push_str(&format!(
+                        "it is required only when {}",
+                        condition(discriminator, required_when)
+                    ));
+                }
+                s.push_str(". Only properties every alternative requires stay required.");
+                s
+            }
+            Detail::Joined {
+                property,
+                outcome,
+                alternatives,
+                dropped,
+                reason,
+            } => {
+                let n = alternatives.len();
+                let mut s = match outcome {
+                    JoinOutcome::Deduplicated => {
+                        format!(
+                            "`{property}` has the same schema in all {n} alternatives: kept once"
+                        )
+                    }
+                    JoinOutcome::Unconstrained => format!(
+                        "`{property}` accepts anything: one of its {n} alternatives proves no type"
+                    ),
+                    JoinOutcome::Alternatives => format!(
+                        "`{property}` differs between alternatives and involves objects or arrays: its {n} shapes are kept as `anyOf`"
+                    ),
+                    JoinOutcome::Widened => format!(
+                        "`{property}` has different scalar schemas in {n} alternatives: widened to one schema accepting each"
+                    ),
+                };
+                if let Some(r) = reason {
+                    s.push_str(&format!(" ({r})"));
+                }
+                if !dropped.is_empty() {
+                    s.push_str(&format!("; dropped {}", dropped.join(", ")));
+                }
+                s.push('.');
+                s
+            }
+            Detail::KeywordDropped { keyword, reason } => {
+                format!("`{keyword}` dropped: {reason}.")
+            }
+            Detail::NullKept { alternatives } => format!(
+                "Optional union: {alternatives} null alternative(s) kept beside the merged object."
+            ),
+            Detail::AllOfMerged { parts, dropped } => {
+                let mut s = format!("`allOf` of {parts} part(s) merged into one schema");
+                if !dropped.is_empty() {
+                    s.push_str(&format!(
+                        "; conflicting {} dropped (dropping a constraint only accepts more)",
+                        dropped.join(", ")
+                    ));
+                }
+                s.push('.');
+                s
+            }
+            Detail::AllOfKept { reason } => format!("`allOf` kept: {reason}."),
+        }
+    }
+}
+
+/// Projection pointer ↔ original pointers, for every node the projection emitted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Links {
+    forward: BTreeMap<String, Vec<String>>,
+    #[serde(skip)]
+    backward: BTreeMap<String, Vec<String>>,
+}
+
+impl Links {
+    pub(crate) fn insert(&mut self, projection: String, originals: Vec<String>) {
+        for o in &originals {
+            let back = self.backward.entry(o.clone()).or_default();
+            if !back.contains(&projection) {
+                back.push(projection.clone());
+            }
+        }
+        let fwd = self.forward.entry(projection).or_default();
+        for o in originals {
+            if !fwd.contains(&o) {
+                fwd.push(o);
+            }
+        }
+    }
+
+    /// The original nodes a projection node came from.
+    pub fn originals(&self, projection: &str) -> &[String] {
+        self.forward.get(projection).map_or(&[], Vec::as_slice)
+    }
+
+    /// The projection nodes an original node contributed to (several when inlined twice).
+    pub fn projections(&self, original: &str) -> &[String] {
+        self.backward.get(original).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn len(&self) -> usize {
+        self.forward.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.forward.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Vec<String>)> {
+        self.forward.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rule_numbers_follow_the_spec() {
+        assert_eq!(Rule::RefInline.number(), Some(1));
+        assert_eq!(Rule::NullableOptional.number(), Some(12));
+        assert_eq!(Rule::AllofMerge.number(), Some(13));
+        assert_eq!(Rule::SoundnessGuard.number(), None);
+        assert_eq!(Rule::from_id("du-enum"), Some(Rule::DuEnum));
+    }
+
+    #[test]
+    fn conditions_read_naturally() {
+        assert_eq!(
+            condition("action", &[json!("create")]),
+            "action is \"create\""
+        );
+        assert_eq!(
+            condition("k", &[json!("a"), json!("b"), json!(3)]),
+            "k is \"a\", \"b\" or 3"
+        );
+    }
+
+    #[test]
+    fn links_work_both_ways() {
+        let mut l = Links::default();
+        l.insert("/properties/a".into(), vec!["/$defs/A".into(), "/x".into()]);
+        l.insert("/properties/b".into(), vec!["/$defs/A".into()]);
+        assert_eq!(l.originals("/properties/a"), ["/$defs/A", "/x"]);
+        assert_eq!(
+            l.projections("/$defs/A"),
+            ["/properties/a", "/properties/b"]
+        );
+        assert!(l.originals("/nope").is_empty());
+    }
+}

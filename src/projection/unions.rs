@@ -1,0 +1,662 @@
+//! Rules 6–12: a discriminated union becomes one object (flat mode).
+
+use serde_json::{Map, Value};
+
+use super::allof::conjoin;
+use super::engine::Engine;
+use super::join::{self, Contribution};
+use super::out::{NoteKind, Out};
+use super::trace::{BranchTags, Detail, Rule, condition};
+use crate::pointer;
+use crate::schema::keywords::is_annotation;
+use crate::schema::kinds::{Kind, KindSet};
+
+/// Keywords the flattened object computes itself; every other keyword of the alternatives
+/// survives only when all of them agree (rule 11).
+const COMPUTED: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+];
+
+/// The discriminator and each alternative's tags.
+struct Discriminated {
+    property: String,
+    tags: Vec<Vec<Value>>,
+}
+
+fn is_null_schema(v: &Value) -> bool {
+    let Some(m) = v.as_object() else { return false };
+    let only_null = m.get("type") == Some(&Value::String("null".into()))
+        || m.get("const") == Some(&Value::Null)
+        || m.get("enum") == Some(&Value::Array(vec![Value::Null]));
+    only_null
+        && m.keys()
+            .all(|k| is_annotation(k) || ["type", "const", "enum"].contains(&k.as_str()))
+}
+
+fn is_object_schema(v: &Value) -> Result<&Map<String, Value>, String> {
+    let Some(m) = v.as_object() else {
+        return Err(format!("it is `{v}`"));
+    };
+    match m.get("type") {
+        Some(Value::String(t)) if t == "object" => Ok(m),
+        Some(Value::Array(ts)) if ts.len() == 1 && ts[0] == "object" => Ok(m),
+        Some(t) => Err(format!("its type is {t}, not object")),
+        None => Err("it does not declare `type: object`, so it also accepts non-objects".into()),
+    }
+}
+
+fn literal_tags(schema: Option<&Value>) -> Option<Vec<Value>> {
+    let m = schema?.as_object()?;
+    let scalar = |v: &Value| !v.is_object() && !v.is_array();
+    if let Some(c) = m.get("const") {
+        return scalar(c).then(|| vec![c.clone()]);
+    }
+    let values = m.get("enum")?.as_array()?;
+    (!values.is_empty() && values.iter().all(scalar)).then(|| values.clone())
+}
+
+fn properties(m: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    m.get("properties").and_then(Value::as_object)
+}
+
+/// Rule 6: is this list of alternatives a discriminated union, and on which property?
+fn detect(branches: &[&Map<String, Value>], named: Option<&str>) -> Result<Discriminated, String> {
+    let candidates: Vec<String> = match named {
+        Some(n) => vec![n.to_owned()],
+        None => properties(branches[0])
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default(),
+    };
+    let mut overlap_seen = None;
+    for d in candidates {
+        let tags: Option<Vec<Vec<Value>>> = branches
+            .iter()
+            .map(|b| literal_tags(properties(b).and_then(|p| p.get(&d))))
+            .collect();
+        let Some(tags) = tags else {
+            if named.is_some() {
+                let i = branches
+                    .iter()
+                    .position(|b| literal_tags(properties(b).and_then(|p| p.get(&d))).is_none())
+                    .unwrap_or(0);
+                return Err(format!(
+                    "the discriminator names `{d}` but alternative {i} has no const or enum for it"
+                ));
+            }
+            continue;
+        };
+        if let Some(clash) = first_overlap(&tags) {
+            let msg = format!("tag {clash} of `{d}` appears in more than one alternative");
+            if named.is_some() {
+                return Err(msg);
+            }
+            overlap_seen.get_or_insert(msg);
+            continue;
+        }
+        return Ok(Discriminated { property: d, tags });
+    }
+    Err(overlap_seen.unwrap_or_else(|| {
+        "no property has a literal tag (const or enum) in every alternative".to_owned()
+    }))
+}
+
+fn first_overlap(tags: &[Vec<Value>]) -> Option<&Value> {
+    let mut seen: Vec<&Value> = Vec::new();
+    for set in tags {
+        for t in set {
+            if seen.contains(&t) {
+                return Some(t);
+            }
+        }
+        seen.extend(set.iter());
+    }
+    None
+}
+
+/// What an alternative allows for a property it does not declare.
+enum Undeclared {
+    Forbidden,
+    Schema(Value),
+}
+
+fn undeclared(branch: &Map<String, Value>) -> Undeclared {
+    let has_patterns = branch
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    if has_patterns {
+        return Undeclared::Schema(Value::Object(Map::new()));
+    }
+    match branch.get("additionalProperties") {
+        Some(Value::Bool(false)) => Undeclared::Forbidden,
+        Some(s @ Value::Object(_)) => Undeclared::Schema(s.clone()),
+        _ if closed_by_unevaluated(branch) => Undeclared::Forbidden,
+        _ => Undeclared::Schema(Value::Object(Map::new())),
+    }
+}
+
+/// `unevaluatedProperties: false` with nothing else evaluating properties closes the object.
+fn closed_by_unevaluated(branch: &Map<String, Value>) -> bool {
+    branch.get("unevaluatedProperties") == Some(&Value::Bool(false))
+        && ![
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "if",
+            "then",
+            "else",
+            "dependentSchemas",
+            "$ref",
+            "not",
+        ]
+        .iter()
+        .any(|k| branch.contains_key(*k))
+}
+
+fn required_set(branch: &Map<String, Value>) -> Vec<&str> {
+    branch
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn union_keyword(orig_map: &Map<String, Value>) -> &'static str {
+    if orig_map.contains_key("anyOf") {
+        "anyOf"
+    } else {
+        "oneOf"
+    }
+}
+
+fn flattened_at_root(out: &Out) -> bool {
+    out.notes.iter().any(|n| {
+        n.path().next().is_none()
+            && matches!(
+                n.kind,
+                NoteKind::Trace {
+                    rule: Rule::DuObject,
+                    ..
+                }
+            )
+    })
+}
+
+/// Rules 6–12 on one projected schema object that has `anyOf`.
+pub(crate) fn flatten(
+    engine: &Engine<'_>,
+    mut node: Out,
+    orig: &str,
+    orig_map: &Map<String, Value>,
+) -> Out {
+    let Some(Value::Array(alts)) = node.value.get("anyOf").cloned() else {
+        return node;
+    };
+    let union_ptr = pointer::push(orig, union_keyword(orig_map));
+    let (nulls, objects): (Vec<usize>, Vec<usize>) =
+        (0..alts.len()).partition(|i| is_null_schema(&alts[*i]));
+    if objects.len() < 2 {
+        if objects.len() == 1 && !nulls.is_empty() {
+            let alt_notes = node.take_notes_under(&["anyOf", &objects[0].to_string()]);
+            let holder = Out {
+                value: Value::Null,
+                exact: true,
+                notes: alt_notes,
+            };
+            let was_flattened = flattened_at_root(&holder);
+            node.adopt(&["anyOf", &objects[0].to_string()], holder.notes);
+            if was_flattened {
+                node.trace(
+                    Rule::NullableOptional,
+                    vec![union_ptr],
+                    Detail::NullKept {
+                        alternatives: nulls.len(),
+                    },
+                );
+            }
+        }
+        return node;
+    }
+    let named = orig_map
+        .get("discriminator")
+        .and_then(|d| d.get("propertyName"))
+        .and_then(Value::as_str);
+    let branch_maps: Result<Vec<&Map<String, Value>>, String> = objects
+        .iter()
+        .map(|i| {
+            is_object_schema(&alts[*i])
+                .map_err(|e| format!("alternative {i} is not an object schema: {e}"))
+        })
+        .collect();
+    let du = branch_maps.and_then(|b| detect(&b, named));
+    let du = match du {
+        Ok(du) => du,
+        Err(reason) => {
+            node.trace(
+                Rule::DuDetect,
+                vec![union_ptr],
+                Detail::UnionKept { reason },
+            );
+            return node;
+        }
+    };
+    let mut branches = Vec::new();
+    for i in &objects {
+        let notes = node.take_notes_under(&["anyOf", &i.to_string()]);
+        branches.push(Out {
+            value: alts[*i].clone(),
+            exact: false,
+            notes,
+        });
+    }
+    let null_alts: Vec<(Value, Vec<super::out::Note>)> = nulls
+        .iter()
+        .map(|i| {
+            (
+                alts[*i].clone(),
+                node.take_notes_under(&["anyOf", &i.to_string()]),
+            )
+        })
+        .collect();
+    node.forget_under(&["anyOf"]);
+    let flattened = build(engine, &du, branches, &union_ptr, &objects);
+    let mut result = attach_siblings(node, flattened);
+    if !null_alts.is_empty() {
+        result = keep_nulls(result, null_alts, &union_ptr);
+    }
+    result
+}
+
+/// The union node's own keywords (title, description, or constraints) go onto the object.
+fn attach_siblings(mut node: Out, flattened: Out) -> Out {
+    let Value::Object(mut rest) = std::mem::take(&mut node.value) else {
+        return flattened;
+    };
+    let order: Vec<String> = rest.keys().cloned().collect();
+    rest.remove("anyOf");
+    let only_annotations = rest.keys().all(|k| is_annotation(k));
+    let mut out = if only_annotations {
+        let mut f = flattened;
+        if let Value::Object(m) = &mut f.value {
+            for (k, v) in rest {
+                m.insert(k, v);
+            }
+        }
+        f.adopt(&[], node.notes);
+        f
+    } else {
+        let rest_out = Out {
+            value: Value::Object(rest),
+            exact: node.exact,
+            notes: node.notes,
+        };
+        conjoin(flattened, rest_out).out
+    };
+    out.exact = false;
+    reorder(&mut out.value, &order);
+    out
+}
+
+fn reorder(value: &mut Value, order: &[String]) {
+    let Value::Object(map) = value else { return };
+    let mut old = std::mem::take(map);
+    for key in order {
+        if key == "anyOf" {
+            let computed: Vec<String> =
+                old.keys().filter(|k| !order.contains(k)).cloned().collect();
+            for k in computed {
+                let v = old.remove(&k).expect("listed key");
+                map.insert(k, v);
+            }
+        } else if let Some(v) = old.remove(key) {
+            map.insert(key.clone(), v);
+        }
+    }
+    map.extend(old);
+}
+
+/// Rule 12: `anyOf: [object, null]` around the merged object.
+fn keep_nulls(object: Out, nulls: Vec<(Value, Vec<super::out::Note>)>, union_ptr: &str) -> Out {
+    let mut out = Out::new(Value::Null, false);
+    let count = nulls.len();
+    let mut values = vec![object.value];
+    out.adopt(&["anyOf", "0"], object.notes);
+    for (i, (v, notes)) in nulls.into_iter().enumerate() {
+        out.adopt(&["anyOf", &(i + 1).to_string()], notes);
+        values.push(v);
+    }
+    let mut m = Map::new();
+    m.insert("anyOf".to_owned(), Value::Array(values));
+    out.value = Value::Object(m);
+    out.trace(
+        Rule::NullableOptional,
+        vec![union_ptr.to_owned()],
+        Detail::NullKept {
+            alternatives: count,
+        },
+    );
+    out
+}
+
+/// Rules 7–11: the merged object.
+fn build(
+    engine: &Engine<'_>,
+    du: &Discriminated,
+    mut branches: Vec<Out>,
+    union_ptr: &str,
+    indices: &[usize],
+) -> Out {
+    let d = du.property.as_str();
+    let maps: Vec<Map<String, Value>> = branches
+        .iter()
+        .map(|b| b.value.as_object().cloned().unwrap_or_default())
+        .collect();
+    let froms: Vec<String> = branches
+        .iter()
+        .zip(indices)
+        .map(|(b, i)| {
+            b.root_originals()
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| pointer::push(union_ptr, &i.to_string()))
+        })
+        .collect();
+    let mut out = Out::new(Value::Null, false);
+    for b in &branches {
+        out.link(b.root_originals());
+    }
+    let names = property_order(d, &maps);
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    let nullable_kw = engine.draft.has_nullable();
+    for name in &names {
+        let tokens = ["properties", name.as_str()];
+        let mut contributions = Vec::new();
+        for (i, b) in branches.iter_mut().enumerate() {
+            let declared = properties(&maps[i]).and_then(|p| p.get(name));
+            let c = match declared {
+                Some(v) => Some((v.clone(), false, b.take_notes_under(&tokens))),
+                None => match undeclared(&maps[i]) {
+                    Undeclared::Forbidden => None,
+                    Undeclared::Schema(s) => Some((s, true, Vec::new())),
+                },
+            };
+            if let Some((value, implicit, notes)) = c {
+                let out = Out {
+                    value,
+                    exact: false,
+                    notes,
+                };
+                let from = out
+                    .root_originals()
+                    .pop()
+                    .unwrap_or_else(|| froms[i].clone());
+                contributions.push(Contribution {
+                    out,
+                    tags: du.tags[i].clone(),
+                    from,
+                    implicit,
+                });
+            }
+        }
+        let present: Vec<usize> = (0..maps.len())
+            .filter(|i| properties(&maps[*i]).is_some_and(|p| p.contains_key(name)))
+            .collect();
+        let requiring: Vec<usize> = (0..maps.len())
+            .filter(|i| required_set(&maps[*i]).contains(&name.as_str()))
+            .collect();
+        let declared_from: Vec<String> = contributions
+            .iter()
+            .filter(|c| !c.implicit)
+            .map(|c| c.from.clone())
+            .collect();
+        let (mut value, notes) = if name == d {
+            tag_enum(du, contributions)
+        } else {
+            let joined = join::join(name, d, contributions, nullable_kw);
+            let mut o = joined.out;
+            if joined.alternatives.len() > 1 {
+                o.trace(
+                    Rule::CollisionJoin,
+                    joined.alternatives.iter().map(|a| a.from.clone()).collect(),
+                    Detail::Joined {
+                        property: name.clone(),
+                        outcome: joined.outcome,
+                        alternatives: joined.alternatives,
+                        dropped: joined.dropped,
+                        reason: joined.reason,
+                    },
+                );
+            }
+            (o.value, o.notes)
+        };
+        let mut prop_out = Out {
+            value: Value::Null,
+            exact: false,
+            notes,
+        };
+        if requiring.len() == maps.len() {
+            required.push(Value::String(name.clone()));
+        } else if name != d && (!requiring.is_empty() || present.len() < maps.len()) {
+            let tags_of = |set: &[usize]| -> Vec<Value> {
+                set.iter().flat_map(|i| du.tags[*i].clone()).collect()
+            };
+            let required_when = tags_of(&requiring);
+            let present_when = (present.len() < maps.len()).then(|| tags_of(&present));
+            let hint = engine
+                .opts
+                .hints
+                .then(|| hint_text(d, &required_when, present_when.as_deref()));
+            if let Some(h) = &hint {
+                append_description(&mut value, h);
+            }
+            prop_out.trace(
+                Rule::RequiredIntersection,
+                declared_from.clone(),
+                Detail::RequiredDropped {
+                    property: name.clone(),
+                    discriminator: d.to_owned(),
+                    required_when,
+                    present_when,
+                    hint,
+                },
+            );
+        }
+        out.adopt(&tokens, prop_out.notes);
+        props.insert(name.clone(), value);
+    }
+    let mut m = Map::new();
+    m.insert("type".to_owned(), Value::String("object".into()));
+    m.insert("properties".to_owned(), Value::Object(props));
+    if !required.is_empty() {
+        m.insert("required".to_owned(), Value::Array(required));
+    }
+    object_policy(&maps, &mut m, &mut out, union_ptr);
+    for key in m
+        .keys()
+        .filter(|k| !["type", "properties", "required"].contains(&k.as_str()))
+    {
+        let kept = branches[0].take_notes_under(&[key]);
+        out.adopt(&[key], kept);
+    }
+    for b in &mut branches {
+        let root = b
+            .take_notes_under(&[])
+            .into_iter()
+            .filter(|n| n.path().next().is_none())
+            .collect();
+        out.adopt(&[], root);
+    }
+    out.value = Value::Object(m);
+    out.trace(
+        Rule::DuDetect,
+        vec![union_ptr.to_owned()],
+        Detail::UnionFlattened {
+            property: d.to_owned(),
+            alternatives: froms
+                .iter()
+                .zip(&du.tags)
+                .map(|(f, t)| BranchTags {
+                    from: f.clone(),
+                    tags: t.clone(),
+                })
+                .collect(),
+        },
+    );
+    out.trace(
+        Rule::DuObject,
+        froms.clone(),
+        Detail::ObjectBuilt { properties: names },
+    );
+    out
+}
+
+fn property_order(d: &str, maps: &[Map<String, Value>]) -> Vec<String> {
+    let mut names = vec![d.to_owned()];
+    for m in maps {
+        for k in properties(m).into_iter().flat_map(|p| p.keys()) {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Rule 8: the discriminator lists every tag.
+fn tag_enum(
+    du: &Discriminated,
+    contributions: Vec<Contribution>,
+) -> (Value, Vec<super::out::Note>) {
+    let tags: Vec<Value> = du.tags.iter().flatten().cloned().collect();
+    let mut kinds = KindSet::default();
+    tags.iter().for_each(|t| kinds.insert(Kind::of(t)));
+    let mut m = Map::new();
+    m.insert("type".to_owned(), kinds.fold_integer().to_type_value());
+    m.insert("enum".to_owned(), Value::Array(tags.clone()));
+    let descs: Vec<Option<&Value>> = contributions
+        .iter()
+        .map(|c| c.out.value.get("description"))
+        .collect();
+    if let Some(Some(desc)) = descs
+        .first()
+        .filter(|_| descs.windows(2).all(|w| w[0] == w[1]))
+    {
+        m.insert("description".to_owned(), (*desc).clone());
+    }
+    let mut out = Out::new(Value::Object(m), false);
+    for c in &contributions {
+        out.link(c.out.root_originals());
+    }
+    let from = contributions.iter().map(|c| c.from.clone()).collect();
+    out.trace(
+        Rule::DuEnum,
+        from,
+        Detail::TagEnum {
+            property: du.property.clone(),
+            tags,
+        },
+    );
+    (out.value, out.notes)
+}
+
+fn hint_text(d: &str, required_when: &[Value], present_when: Option<&[Value]>) -> String {
+    match present_when {
+        Some(present) if required_when.is_empty() => {
+            format!("Only when {}.", condition(d, present))
+        }
+        Some(present) if required_when.len() == present.len() => {
+            format!("Only when {}; required then.", condition(d, present))
+        }
+        Some(present) => format!(
+            "Only when {}; required when {}.",
+            condition(d, present),
+            condition(d, required_when)
+        ),
+        None => format!("Required when {}.", condition(d, required_when)),
+    }
+}
+
+fn append_description(value: &mut Value, hint: &str) {
+    if *value == Value::Bool(true) {
+        *value = Value::Object(Map::new());
+    }
+    if let Value::Object(m) = value {
+        let text = match m.get("description").and_then(Value::as_str) {
+            Some(d) if !d.is_empty() => format!("{} {hint}", d.trim_end()),
+            _ => hint.to_owned(),
+        };
+        m.insert("description".to_owned(), Value::String(text));
+    }
+}
+
+/// Rule 11: what the merged object keeps of the alternatives' other object keywords.
+fn object_policy(
+    maps: &[Map<String, Value>],
+    m: &mut Map<String, Value>,
+    out: &mut Out,
+    union_ptr: &str,
+) {
+    let all_same = |key: &str| maps.windows(2).all(|w| w[0].get(key) == w[1].get(key));
+    let patterns_agree = all_same("patternProperties");
+    if patterns_agree {
+        if let Some(p) = maps[0].get("patternProperties") {
+            m.insert("patternProperties".to_owned(), p.clone());
+        }
+    } else {
+        drop_keyword(
+            out,
+            union_ptr,
+            "patternProperties",
+            "the alternatives' patternProperties differ",
+        );
+    }
+    match maps[0].get("additionalProperties") {
+        Some(ap) if patterns_agree && all_same("additionalProperties") => {
+            m.insert("additionalProperties".to_owned(), ap.clone());
+        }
+        _ if maps.iter().any(|b| b.contains_key("additionalProperties")) => drop_keyword(
+            out,
+            union_ptr,
+            "additionalProperties",
+            "not every alternative has the same additionalProperties, so the merged object stays open",
+        ),
+        _ => {}
+    }
+    let mut others: Vec<&String> = Vec::new();
+    for b in maps {
+        for k in b.keys() {
+            if !COMPUTED.contains(&k.as_str()) && !others.contains(&k) {
+                others.push(k);
+            }
+        }
+    }
+    for k in others {
+        let unevaluated = k.starts_with("unevaluated");
+        if all_same(k) && !unevaluated {
+            m.insert(k.clone(), maps[0][k.as_str()].clone());
+        } else if !is_annotation(k) {
+            let why = if unevaluated {
+                "what counts as evaluated changes when alternatives merge"
+            } else {
+                "the alternatives do not all have the same value"
+            };
+            drop_keyword(out, union_ptr, k, why);
+        }
+    }
+}
+
+fn drop_keyword(out: &mut Out, union_ptr: &str, keyword: &str, reason: &str) {
+    out.trace(
+        Rule::ObjectPolicy,
+        vec![union_ptr.to_owned()],
+        Detail::KeywordDropped {
+            keyword: keyword.to_owned(),
+            reason: reason.to_owned(),
+        },
+    );
+}
