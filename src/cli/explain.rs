@@ -41,34 +41,41 @@ pub fn run(args: &ExplainArgs) -> Result<u8, Failure> {
                 serde_json::to_string_pretty(&doc).expect("serializable")
             );
         }
-        Format::Text => {
-            for (tool, p) in &reports {
-                println!(
-                    "{} ({} mode, {} rule application{})",
-                    tool.name,
-                    p.mode,
-                    p.trace.len(),
-                    if p.trace.len() == 1 { "" } else { "s" }
-                );
-                if p.trace.is_empty() {
-                    println!(
-                        "  nothing to change: the schema is already provider-safe for this mode"
-                    );
-                }
-                for e in &p.trace {
-                    let from: Vec<String> = e.from.iter().map(|f| format!("#{f}")).collect();
-                    println!(
-                        "  {:<22} #{}  ← {}\n  {:<22} {}",
-                        e.rule.id(),
-                        e.at,
-                        from.join(", "),
-                        "",
-                        e.message()
-                    );
-                }
-                println!();
-            }
-        }
+        Format::Text => super::emit(&text_report(&reports)),
     }
     Ok(exit::OK)
+}
+
+fn text_report(reports: &[(&schemalens::manifest::Tool, schemalens::Projection)]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for (tool, p) in reports {
+        let n = p.trace.len();
+        let _ = writeln!(
+            out,
+            "{} ({} mode, {n} rule application{})",
+            tool.name,
+            p.mode,
+            if n == 1 { "" } else { "s" }
+        );
+        if p.trace.is_empty() {
+            let _ = writeln!(
+                out,
+                "  nothing to change: already provider-safe for this mode"
+            );
+        }
+        for e in &p.trace {
+            let from: Vec<String> = e.from.iter().map(|f| format!("#{f}")).collect();
+            let _ = writeln!(
+                out,
+                "  {:<22} #{}  ← {}",
+                e.rule.id(),
+                e.at,
+                from.join(", ")
+            );
+            let _ = writeln!(out, "  {:<22} {}", "", e.message());
+        }
+        out.push('\n');
+    }
+    out.trim_end().to_owned()
 }

@@ -125,6 +125,13 @@ impl Failure {
     }
 }
 
+/// Writes command output; a closed pipe (`| head`) ends output quietly instead of panicking.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+}
+
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Some(Command::Project(args)) => project::run(&args),

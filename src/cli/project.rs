@@ -1,7 +1,7 @@
 //! `schemalens project`: the projected schema, in the input's own document shape.
 
 use schemalens::manifest::ManifestFormat;
-use schemalens::projection::{Detail, Rule};
+use schemalens::projection::{Detail, TraceEntry};
 
 use super::{Failure, ProjectArgs, exit, input};
 
@@ -22,15 +22,37 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
         _ => manifest.with_schemas(&replacements),
     };
     let text = serde_json::to_string_pretty(&output).expect("JSON values always serialize");
-    println!("{text}");
+    super::emit(&text);
     Ok(exit::OK)
 }
 
-/// Places where the projection had to give up information are worth a line on stderr.
-fn warn_about_losses(tool: &str, trace: &[schemalens::projection::TraceEntry]) {
+/// Places where the projection had to give up information are worth a line on stderr, once
+/// per cause (a recursive definition is cut at every leaf of its unrolling).
+fn warn_about_losses(tool: &str, trace: &[TraceEntry]) {
+    let mut seen: Vec<(String, usize)> = Vec::new();
     for e in trace {
-        if matches!(e.rule, Rule::Unresolvable) || matches!(e.detail, Detail::RecursionCut { .. }) {
-            eprintln!("warning: tool {tool:?} at #{}: {}", e.at, e.message());
+        let key = match &e.detail {
+            Detail::Unresolvable { reference, .. } => {
+                format!("`$ref` {reference} cannot be resolved; replaced by {{}}")
+            }
+            Detail::RecursionCut {
+                reference, depth, ..
+            } => {
+                format!("recursive `$ref` {reference} unrolled {depth} level(s), then cut to {{}}")
+            }
+            _ => continue,
+        };
+        match seen.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((key, 1)),
         }
+    }
+    for (what, n) in seen {
+        let places = if n == 1 {
+            "1 place".to_owned()
+        } else {
+            format!("{n} places")
+        };
+        eprintln!("warning: tool {tool:?}: {what} ({places})");
     }
 }

@@ -144,9 +144,11 @@ fn description(v: &Value) -> Option<&str> {
 
 /// A description every alternative shares, or one labelled per tag when they differ.
 fn joined_description(groups: &[Group], discriminator: &str) -> (Option<String>, bool) {
+    // An alternative that does not declare the property has nothing to say about it.
     let members: Vec<(&Value, Vec<Value>)> = groups
         .iter()
-        .flat_map(|g| g.members.iter().map(|m| (&m.out.value, m.tags.clone())))
+        .flat_map(|g| g.members.iter().filter(|m| !m.implicit))
+        .map(|m| (&m.out.value, m.tags.clone()))
         .collect();
     let descs: Vec<Option<&str>> = members.iter().map(|(v, _)| description(v)).collect();
     if descs.iter().all(Option::is_none) {
