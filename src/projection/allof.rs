@@ -178,8 +178,8 @@ pub(crate) fn conjoin(mut a: Out, mut b: Out) -> Conj {
             (Some(v), None) => (v.clone(), a_notes),
             (None, Some(v)) => (v.clone(), b_notes),
             (Some(x), Some(y)) => match combine(&key, x, y) {
-                Combine::Same => (x.clone(), [a_notes, b_notes].concat()),
-                Combine::Value(v) => (v, [a_notes, b_notes].concat()),
+                Combine::Same => (x.clone(), both_notes(a_notes, b_notes)),
+                Combine::Value(v) => (v, both_notes(a_notes, b_notes)),
                 Combine::Concat => concat(x, y, a_notes, b_notes),
                 Combine::Entrywise => {
                     let (v, n, e) = entrywise(&key, x, y, a_notes, b_notes);
@@ -204,6 +204,11 @@ pub(crate) fn conjoin(mut a: Out, mut b: Out) -> Conj {
     Conj { out, dropped }
 }
 
+fn both_notes(mut a: super::out::Notes, b: super::out::Notes) -> super::out::Notes {
+    a.adopt(&[], b);
+    a
+}
+
 fn keep_notes(mut kept: Out, other: Out) -> Conj {
     kept.exact &= other.exact;
     let roots: Vec<_> = other.root_originals();
@@ -219,9 +224,9 @@ fn keep_notes(mut kept: Out, other: Out) -> Conj {
 fn concat(
     x: &Value,
     y: &Value,
-    a_notes: Vec<super::out::Note>,
-    b_notes: Vec<super::out::Note>,
-) -> (Value, Vec<super::out::Note>) {
+    a_notes: super::out::Notes,
+    b_notes: super::out::Notes,
+) -> (Value, super::out::Notes) {
     let (xs, ys) = (x.as_array().unwrap(), y.as_array().unwrap());
     let mut holder = Out::new(Value::Null, true);
     holder.adopt(&[], a_notes);
@@ -242,9 +247,9 @@ fn entrywise(
     key: &str,
     x: &Value,
     y: &Value,
-    a_notes: Vec<super::out::Note>,
-    b_notes: Vec<super::out::Note>,
-) -> (Value, Vec<super::out::Note>, bool) {
+    a_notes: super::out::Notes,
+    b_notes: super::out::Notes,
+) -> (Value, super::out::Notes, bool) {
     let mut a_hold = Out::new(Value::Null, true);
     a_hold.notes = a_notes;
     let mut b_hold = Out::new(Value::Null, true);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::budget::{ProjectionError, default_node_budget};
+use super::budget::{Estimate, ProjectionError, default_node_budget};
 use super::out::{NoteKind, Out};
 use super::trace::{Detail, Links, Rule, TraceEntry};
 use super::{Mode, Options, Projection, Recursion, allof, guards, unions};
@@ -67,6 +67,7 @@ impl<'a> Engine<'a> {
     }
 
     pub(crate) fn run(mut self) -> Result<Projection, ProjectionError> {
+        self.refuse_bombs()?;
         let mut out = self.node(self.root, "", 0)?;
         self.emit_kept_definitions(&mut out)?;
         keep_root_dialect(self.root, &mut out.value);
@@ -77,6 +78,19 @@ impl<'a> Engine<'a> {
             draft: self.draft,
             trace,
             links,
+        })
+    }
+
+    /// Fails fast when inlining would clearly exceed the budget, before building anything.
+    fn refuse_bombs(&self) -> Result<(), ProjectionError> {
+        let mut estimate = Estimate::new(self.root, &self.index);
+        if estimate.size(self.root, "", 0) <= self.budget as u64 {
+            return Ok(());
+        }
+        Err(ProjectionError::Budget {
+            limit: self.budget,
+            at: String::new(),
+            chain: estimate.heaviest_chain(self.root, String::new()),
         })
     }
 
@@ -501,11 +515,11 @@ fn finish(out: &Out) -> (Vec<TraceEntry>, Links) {
     let order = preorder(&out.value);
     let mut links = Links::default();
     let mut trace = Vec::new();
-    for note in &out.notes {
-        let at = note
-            .path()
+    out.notes.walk(&mut Vec::new(), &mut |path, kind| {
+        let at = path
+            .iter()
             .fold(String::new(), |acc, t| pointer::push(&acc, t));
-        match &note.kind {
+        match kind {
             NoteKind::Link(origs) => links.insert(at, origs.clone()),
             NoteKind::Trace { rule, from, detail } => trace.push(TraceEntry {
                 rule: *rule,
@@ -514,7 +528,7 @@ fn finish(out: &Out) -> (Vec<TraceEntry>, Links) {
                 detail: detail.clone(),
             }),
         }
-    }
+    });
     trace.sort_by_key(|e| (order.get(&e.at).copied().unwrap_or(usize::MAX), e.rule));
     (trace, links)
 }

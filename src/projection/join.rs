@@ -115,7 +115,10 @@ fn splice(c: Contribution) -> Vec<Contribution> {
         });
     }
     if let Some(first) = parts.first_mut() {
-        first.out.notes.append(&mut holder.notes);
+        first
+            .out
+            .notes
+            .adopt(&[], std::mem::take(&mut holder.notes));
     }
     parts
 }

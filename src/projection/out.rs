@@ -1,5 +1,8 @@
 //! A projected subtree together with its trace entries and links, addressed relative to the
 //! subtree's own root so that rules can move subtrees (flattening does) and keep the trace right.
+//!
+//! Notes live in a trie keyed by pointer tokens: placing a child under its parent is one push,
+//! whatever the child's size, so deep inlining stays linear.
 
 use serde_json::Value;
 
@@ -15,17 +18,75 @@ pub(crate) enum NoteKind {
     },
 }
 
-#[derive(Debug, Clone)]
-pub(crate) struct Note {
-    /// Pointer tokens from the subtree root, stored last-first so that moving a subtree under
-    /// a parent is a push.
-    rev_path: Vec<String>,
-    pub(crate) kind: NoteKind,
+/// Notes at this node and, under pointer tokens, below it. A token may repeat among
+/// `children`: merging two note sets never has to search.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Notes {
+    here: Vec<NoteKind>,
+    children: Vec<(String, Notes)>,
 }
 
-impl Note {
-    pub(crate) fn path(&self) -> impl Iterator<Item = &str> {
-        self.rev_path.iter().rev().map(String::as_str)
+impl Notes {
+    fn is_empty(&self) -> bool {
+        self.here.is_empty() && self.children.is_empty()
+    }
+
+    /// Adds `other` as if it sat at `tokens` below this node.
+    pub(crate) fn adopt(&mut self, tokens: &[&str], other: Notes) {
+        if other.is_empty() {
+            return;
+        }
+        match tokens.split_first() {
+            None => {
+                self.here.extend(other.here);
+                self.children.extend(other.children);
+            }
+            Some((first, rest)) => {
+                let mut wrapped = Notes::default();
+                wrapped.adopt(rest, other);
+                self.children.push(((*first).to_owned(), wrapped));
+            }
+        }
+    }
+
+    /// Removes and returns the notes at or below `tokens`, re-addressed relative to it.
+    pub(crate) fn take_under(&mut self, tokens: &[&str]) -> Notes {
+        let Some((first, rest)) = tokens.split_first() else {
+            return std::mem::take(self);
+        };
+        let mut taken = Notes::default();
+        for (key, child) in self.children.iter_mut().filter(|(k, _)| k == first) {
+            let _ = key;
+            taken.adopt(&[], child.take_under(rest));
+        }
+        self.children.retain(|(_, c)| !c.is_empty());
+        taken
+    }
+
+    /// Removes and returns only the notes at this node itself.
+    pub(crate) fn take_here(&mut self) -> Notes {
+        Notes {
+            here: std::mem::take(&mut self.here),
+            children: Vec::new(),
+        }
+    }
+
+    pub(crate) fn has_root_trace(&self, rule: Rule) -> bool {
+        self.here
+            .iter()
+            .any(|k| matches!(k, NoteKind::Trace { rule: r, .. } if *r == rule))
+    }
+
+    /// Visits every note with its path from this node (pre-order).
+    pub(crate) fn walk(&self, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &NoteKind)) {
+        for kind in &self.here {
+            f(path, kind);
+        }
+        for (token, child) in &self.children {
+            path.push(token.clone());
+            child.walk(path, f);
+            path.pop();
+        }
     }
 }
 
@@ -35,7 +96,7 @@ pub(crate) struct Out {
     /// True when the projection accepts exactly what the original accepts and collects the
     /// same annotations; `not`, `if` and `unevaluated*` may only keep exact subschemas.
     pub(crate) exact: bool,
-    pub(crate) notes: Vec<Note>,
+    pub(crate) notes: Notes,
 }
 
 impl Out {
@@ -43,54 +104,31 @@ impl Out {
         Out {
             value,
             exact,
-            notes: Vec::new(),
+            notes: Notes::default(),
         }
     }
 
     pub(crate) fn link(&mut self, originals: Vec<String>) {
-        self.notes.push(Note {
-            rev_path: Vec::new(),
-            kind: NoteKind::Link(originals),
-        });
+        self.notes.here.push(NoteKind::Link(originals));
     }
 
     pub(crate) fn trace(&mut self, rule: Rule, from: Vec<String>, detail: Detail) {
-        self.notes.push(Note {
-            rev_path: Vec::new(),
-            kind: NoteKind::Trace { rule, from, detail },
-        });
+        self.notes.here.push(NoteKind::Trace { rule, from, detail });
     }
 
-    /// Adds `notes` as if their subtree sat at `tokens` below this one.
-    pub(crate) fn adopt(&mut self, tokens: &[&str], notes: Vec<Note>) {
-        for mut n in notes {
-            n.rev_path
-                .extend(tokens.iter().rev().map(|t| (*t).to_owned()));
-            self.notes.push(n);
-        }
+    pub(crate) fn adopt(&mut self, tokens: &[&str], notes: Notes) {
+        self.notes.adopt(tokens, notes);
     }
 
-    /// Removes and returns the notes at or below `tokens`, re-addressed relative to it.
-    pub(crate) fn take_notes_under(&mut self, tokens: &[&str]) -> Vec<Note> {
-        let (under, rest): (Vec<Note>, Vec<Note>) = std::mem::take(&mut self.notes)
-            .into_iter()
-            .partition(|n| starts_with(n, tokens));
-        self.notes = rest;
-        under
-            .into_iter()
-            .map(|mut n| {
-                let keep = n.rev_path.len() - tokens.len();
-                n.rev_path.truncate(keep);
-                n
-            })
-            .collect()
+    pub(crate) fn take_notes_under(&mut self, tokens: &[&str]) -> Notes {
+        self.notes.take_under(tokens)
     }
 
-    /// The original pointers linked to this subtree's root.
+    /// The original pointers linked to this subtree's root, in the order they were linked.
     pub(crate) fn root_originals(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for n in self.notes.iter().filter(|n| n.rev_path.is_empty()) {
-            if let NoteKind::Link(origs) = &n.kind {
+        for kind in &self.notes.here {
+            if let NoteKind::Link(origs) = kind {
                 for o in origs {
                     if !out.contains(o) {
                         out.push(o.clone());
@@ -103,19 +141,20 @@ impl Out {
 
     /// Drops the notes below `tokens` (the subtree they describe is gone).
     pub(crate) fn forget_under(&mut self, tokens: &[&str]) {
-        self.notes.retain(|n| !starts_with(n, tokens));
+        drop(self.notes.take_under(tokens));
     }
-}
-
-fn starts_with(note: &Note, tokens: &[&str]) -> bool {
-    note.rev_path.len() >= tokens.len()
-        && note.rev_path.iter().rev().zip(tokens).all(|(a, b)| a == b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn paths(notes: &Notes) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        notes.walk(&mut Vec::new(), &mut |p, _| out.push(p.to_vec()));
+        out
+    }
 
     #[test]
     fn notes_move_with_their_subtree() {
@@ -124,11 +163,25 @@ mod tests {
         let mut parent = Out::new(json!({}), true);
         parent.adopt(&["anyOf", "0"], child.notes);
         let moved = parent.take_notes_under(&["anyOf", "0"]);
-        assert_eq!(moved.len(), 1);
-        assert_eq!(moved[0].path().count(), 0);
+        assert_eq!(paths(&moved), vec![Vec::<String>::new()]);
+        assert!(paths(&parent.notes).is_empty());
         let mut again = Out::new(json!({}), true);
         again.adopt(&["properties", "x"], moved);
-        let paths: Vec<Vec<&str>> = again.notes.iter().map(|n| n.path().collect()).collect();
-        assert_eq!(paths, vec![vec!["properties", "x"]]);
+        assert_eq!(paths(&again.notes), vec![vec!["properties", "x"]]);
+    }
+
+    #[test]
+    fn repeated_tokens_are_all_taken() {
+        let mut a = Out::new(json!({}), true);
+        a.link(vec!["/a".into()]);
+        let mut b = Out::new(json!({}), true);
+        b.link(vec!["/b".into()]);
+        let mut parent = Out::new(json!({}), true);
+        parent.adopt(&["properties", "x"], a.notes);
+        parent.adopt(&["properties", "x"], b.notes);
+        parent.adopt(&["properties", "y"], Notes::default());
+        let taken = parent.take_notes_under(&["properties", "x"]);
+        assert_eq!(paths(&taken).len(), 2);
+        assert!(paths(&parent.notes).is_empty());
     }
 }

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::allof::conjoin;
 use super::engine::Engine;
 use super::join::{self, Contribution};
-use super::out::{NoteKind, Out};
+use super::out::Out;
 use super::trace::{BranchTags, Detail, Rule, condition};
 use crate::pointer;
 use crate::schema::keywords::is_annotation;
@@ -174,16 +174,7 @@ fn union_keyword(orig_map: &Map<String, Value>) -> &'static str {
 }
 
 fn flattened_at_root(out: &Out) -> bool {
-    out.notes.iter().any(|n| {
-        n.path().next().is_none()
-            && matches!(
-                n.kind,
-                NoteKind::Trace {
-                    rule: Rule::DuObject,
-                    ..
-                }
-            )
-    })
+    out.notes.has_root_trace(Rule::DuObject)
 }
 
 /// Rules 6–12 on one projected schema object that has `anyOf`.
@@ -253,7 +244,7 @@ pub(crate) fn flatten(
             notes,
         });
     }
-    let null_alts: Vec<(Value, Vec<super::out::Note>)> = nulls
+    let null_alts: Vec<(Value, super::out::Notes)> = nulls
         .iter()
         .map(|i| {
             (
@@ -320,7 +311,7 @@ fn reorder(value: &mut Value, order: &[String]) {
 }
 
 /// Rule 12: `anyOf: [object, null]` around the merged object.
-fn keep_nulls(object: Out, nulls: Vec<(Value, Vec<super::out::Note>)>, union_ptr: &str) -> Out {
+fn keep_nulls(object: Out, nulls: Vec<(Value, super::out::Notes)>, union_ptr: &str) -> Out {
     let mut out = Out::new(Value::Null, false);
     let count = nulls.len();
     let mut values = vec![object.value];
@@ -382,7 +373,7 @@ fn build(
                 Some(v) => Some((v.clone(), false, b.take_notes_under(&tokens))),
                 None => match undeclared(&maps[i]) {
                     Undeclared::Forbidden => None,
-                    Undeclared::Schema(s) => Some((s, true, Vec::new())),
+                    Undeclared::Schema(s) => Some((s, true, Default::default())),
                 },
             };
             if let Some((value, implicit, notes)) = c {
@@ -484,11 +475,7 @@ fn build(
         out.adopt(&[key], kept);
     }
     for b in &mut branches {
-        let root = b
-            .take_notes_under(&[])
-            .into_iter()
-            .filter(|n| n.path().next().is_none())
-            .collect();
+        let root = b.notes.take_here();
         out.adopt(&[], root);
     }
     out.value = Value::Object(m);
@@ -528,10 +515,7 @@ fn property_order(d: &str, maps: &[Map<String, Value>]) -> Vec<String> {
 }
 
 /// Rule 8: the discriminator lists every tag.
-fn tag_enum(
-    du: &Discriminated,
-    contributions: Vec<Contribution>,
-) -> (Value, Vec<super::out::Note>) {
+fn tag_enum(du: &Discriminated, contributions: Vec<Contribution>) -> (Value, super::out::Notes) {
     let tags: Vec<Value> = du.tags.iter().flatten().cloned().collect();
     let mut kinds = KindSet::default();
     tags.iter().for_each(|t| kinds.insert(Kind::of(t)));
