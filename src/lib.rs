@@ -5,6 +5,7 @@ pub mod manifest;
 pub mod pointer;
 pub mod projection;
 pub mod schema;
+pub mod validate;
 
 pub use projection::{Mode, Options, Projection, ProjectionError, Recursion, project};
 

@@ -469,3 +469,25 @@ fn links_map_projection_nodes_to_originals_and_back() {
         "{op:?}"
     );
 }
+
+#[test]
+fn gemini_capitalised_types_flatten_in_their_own_spelling() {
+    let s = json!({"type": "OBJECT", "properties": {"op": {"anyOf": [
+        {"type": "OBJECT", "properties": {"kind": {"type": "STRING", "enum": ["a"]}, "x": {"type": "STRING"}}},
+        {"type": "OBJECT", "properties": {"kind": {"type": "STRING", "enum": ["b"]}}}
+    ]}}});
+    let p = project(
+        &s,
+        &Options {
+            draft: Some(Draft::OpenApi30),
+            ..Options::flat()
+        },
+    )
+    .unwrap();
+    let op = &p.schema["properties"]["op"];
+    assert_eq!(op["type"], "OBJECT");
+    assert_eq!(
+        op["properties"]["kind"],
+        json!({"type": "STRING", "enum": ["a", "b"]})
+    );
+}

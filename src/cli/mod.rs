@@ -1,6 +1,7 @@
 //! The headless front end: argument parsing and the subcommands. Engine decisions live in the
 //! library; these modules only load, call and print.
 
+mod check;
 mod explain;
 mod input;
 mod project;
@@ -15,8 +16,12 @@ use schemalens::{Mode, Options, Recursion};
 /// Exit codes shared by every subcommand.
 pub mod exit {
     pub const OK: u8 = 0;
+    /// `check`: the original rejects some payload.
+    pub const FINDING: u8 = 1;
     /// Bad usage or input: unreadable file, invalid JSON, unknown shape, failed projection.
     pub const INPUT: u8 = 2;
+    /// `check`: the projection rejects a payload the original accepts (I-sound broken).
+    pub const UNSOUND: u8 = 3;
 }
 
 #[derive(Parser, Debug)]
@@ -39,7 +44,14 @@ pub enum Command {
     Project(ProjectArgs),
     /// Explain every rule the projection applied, one line each, grouped by tool.
     Explain(ExplainArgs),
+    /// Check payloads against the original and the projection: which accept, which reject, why.
+    #[command(after_help = CHECK_HELP)]
+    Check(CheckArgs),
 }
+
+const CHECK_HELP: &str = "Payloads: JSON files, `-` for standard input, folders (every *.json and *.jsonl in them), .jsonl files (one payload a line, reported by line number). Without payloads, the ones beside the manifest: <stem>.payloads/ (one subfolder per tool name for a manifest with several tools).
+
+Exit codes: 0 the original accepts every payload; 1 the original rejects some; 2 bad usage or input (also when some payload is not readable JSON; the others are still checked and reported); 3 some payload is UNSOUND (the original accepts it, the projection rejects it: a schemalens bug). 3 wins over 2, 2 over 1.";
 
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
@@ -99,6 +111,32 @@ pub struct ProjectArgs {
     pub projection: ProjectionArgs,
 }
 
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckFormat {
+    /// One row per payload, for people.
+    Text,
+    /// A JSON array, one object per payload.
+    Json,
+    /// JSON Lines, one object per payload.
+    Jsonl,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Payload files, `-`, folders or .jsonl files; none: the manifest's <stem>.payloads/ folder.
+    #[arg(value_name = "PAYLOAD")]
+    pub payloads: Vec<PathBuf>,
+    #[command(flatten)]
+    pub projection: ProjectionArgs,
+    /// Check against this projected schema (one tool's) instead of projecting the tool.
+    #[arg(long, value_name = "FILE")]
+    pub projection_file: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: CheckFormat,
+}
+
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
     #[command(flatten)]
@@ -136,6 +174,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Some(Command::Project(args)) => project::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
+        Some(Command::Check(args)) => check::run(&args),
         None => Err(Failure::input(
             "the interactive inspector is not built yet; use a subcommand such as `schemalens project FILE` (see --help)",
         )),

@@ -161,6 +161,8 @@ impl<'a> Engine<'a> {
         let mut node = guards::NodeBuilder::default();
         for (key, value) in map {
             match key.as_str() {
+                // The dialect stays where the user wrote it, at the root only.
+                "$schema" if orig.is_empty() => node.push_plain(key, value.clone()),
                 "$schema" | "$ref" => continue,
                 k if IDENTIFIERS.contains(&k) => continue,
                 "discriminator" => {
@@ -512,44 +514,43 @@ fn keep_root_dialect(root: &Value, out: &mut Value) {
 
 /// Turns relative notes into the public trace (document order) and links.
 fn finish(out: &Out) -> (Vec<TraceEntry>, Links) {
-    let order = preorder(&out.value);
     let mut links = Links::default();
     let mut trace = Vec::new();
-    out.notes.walk(&mut Vec::new(), &mut |path, kind| {
-        let at = path
-            .iter()
-            .fold(String::new(), |acc, t| pointer::push(&acc, t));
-        match kind {
-            NoteKind::Link(origs) => links.insert(at, origs.clone()),
+    out.notes
+        .walk(&mut String::new(), &mut |at, kind| match kind {
+            NoteKind::Link(origs) => links.insert(at.to_owned(), origs.clone()),
             NoteKind::Trace { rule, from, detail } => trace.push(TraceEntry {
                 rule: *rule,
-                at,
+                at: at.to_owned(),
                 from: from.clone(),
                 detail: detail.clone(),
             }),
-        }
-    });
-    trace.sort_by_key(|e| (order.get(&e.at).copied().unwrap_or(usize::MAX), e.rule));
+        });
+    links.seal();
+    trace.sort_by_cached_key(|e| (document_position(&out.value, &e.at), e.rule));
     (trace, links)
 }
 
-/// Pointer → position in a pre-order walk of the document, for document-ordered output.
-fn preorder(value: &Value) -> HashMap<String, usize> {
-    let mut order = HashMap::new();
-    let mut stack = vec![(String::new(), value)];
-    while let Some((ptr, v)) = stack.pop() {
-        let n = order.len();
-        let children: Vec<(String, &Value)> = match v {
-            Value::Object(m) => m.iter().map(|(k, c)| (pointer::push(&ptr, k), c)).collect(),
-            Value::Array(a) => a
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (pointer::push(&ptr, &i.to_string()), c))
-                .collect(),
-            _ => Vec::new(),
+/// The child indices leading to `pointer`; sorting by them is a pre-order walk of the document.
+fn document_position(root: &Value, pointer: &str) -> Vec<usize> {
+    let mut position = Vec::new();
+    let mut node = root;
+    for token in pointer::tokens(pointer).unwrap_or_default() {
+        let next = match node {
+            Value::Object(m) => m.iter().position(|(k, _)| *k == token).map(|i| {
+                position.push(i);
+                &m[token.as_str()]
+            }),
+            Value::Array(a) => token.parse::<usize>().ok().and_then(|i| {
+                position.push(i);
+                a.get(i)
+            }),
+            _ => None,
         };
-        order.insert(ptr, n);
-        stack.extend(children.into_iter().rev());
+        match next {
+            Some(n) => node = n,
+            None => break,
+        }
     }
-    order
+    position
 }

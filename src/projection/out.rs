@@ -77,15 +77,18 @@ impl Notes {
             .any(|k| matches!(k, NoteKind::Trace { rule: r, .. } if *r == rule))
     }
 
-    /// Visits every note with its path from this node (pre-order).
-    pub(crate) fn walk(&self, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &NoteKind)) {
+    /// Visits every note with its JSON pointer, built incrementally from `pointer` (the
+    /// pointer of this node).
+    pub(crate) fn walk(&self, pointer: &mut String, f: &mut dyn FnMut(&str, &NoteKind)) {
         for kind in &self.here {
-            f(path, kind);
+            f(pointer, kind);
         }
         for (token, child) in &self.children {
-            path.push(token.clone());
-            child.walk(path, f);
-            path.pop();
+            let len = pointer.len();
+            pointer.push('/');
+            pointer.push_str(&crate::pointer::escape(token));
+            child.walk(pointer, f);
+            pointer.truncate(len);
         }
     }
 }
@@ -152,7 +155,9 @@ mod tests {
 
     fn paths(notes: &Notes) -> Vec<Vec<String>> {
         let mut out = Vec::new();
-        notes.walk(&mut Vec::new(), &mut |p, _| out.push(p.to_vec()));
+        notes.walk(&mut String::new(), &mut |p, _| {
+            out.push(crate::pointer::tokens(p).unwrap())
+        });
         out
     }
 

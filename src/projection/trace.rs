@@ -357,18 +357,27 @@ pub struct Links {
 }
 
 impl Links {
+    /// Duplicates in the backward lists are removed by [`Links::seal`]; checking here would
+    /// make a target inlined many times quadratic.
     pub(crate) fn insert(&mut self, projection: String, originals: Vec<String>) {
         for o in &originals {
-            let back = self.backward.entry(o.clone()).or_default();
-            if !back.contains(&projection) {
-                back.push(projection.clone());
-            }
+            self.backward
+                .entry(o.clone())
+                .or_default()
+                .push(projection.clone());
         }
         let fwd = self.forward.entry(projection).or_default();
         for o in originals {
             if !fwd.contains(&o) {
                 fwd.push(o);
             }
+        }
+    }
+
+    pub(crate) fn seal(&mut self) {
+        for list in self.backward.values_mut() {
+            let mut seen = std::collections::HashSet::new();
+            list.retain(|p| seen.insert(p.clone()));
         }
     }
 
@@ -426,6 +435,8 @@ mod tests {
         let mut l = Links::default();
         l.insert("/properties/a".into(), vec!["/$defs/A".into(), "/x".into()]);
         l.insert("/properties/b".into(), vec!["/$defs/A".into()]);
+        l.insert("/properties/b".into(), vec!["/$defs/A".into()]);
+        l.seal();
         assert_eq!(l.originals("/properties/a"), ["/$defs/A", "/x"]);
         assert_eq!(
             l.projections("/$defs/A"),

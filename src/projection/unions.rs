@@ -41,9 +41,10 @@ fn is_object_schema(v: &Value) -> Result<&Map<String, Value>, String> {
     let Some(m) = v.as_object() else {
         return Err(format!("it is `{v}`"));
     };
+    let is_object = |t: &Value| t.as_str().and_then(Kind::parse) == Some(Kind::Object);
     match m.get("type") {
-        Some(Value::String(t)) if t == "object" => Ok(m),
-        Some(Value::Array(ts)) if ts.len() == 1 && ts[0] == "object" => Ok(m),
+        Some(t) if is_object(t) => Ok(m),
+        Some(Value::Array(ts)) if ts.len() == 1 && is_object(&ts[0]) => Ok(m),
         Some(t) => Err(format!("its type is {t}, not object")),
         None => Err("it does not declare `type: object`, so it also accepts non-objects".into()),
     }
@@ -461,7 +462,12 @@ fn build(
         props.insert(name.clone(), value);
     }
     let mut m = Map::new();
-    m.insert("type".to_owned(), Value::String("object".into()));
+    // Keeps the alternatives' spelling (`OBJECT` in Gemini's dialect).
+    let object_type = maps[0]
+        .get("type")
+        .cloned()
+        .unwrap_or_else(|| "object".into());
+    m.insert("type".to_owned(), object_type);
     m.insert("properties".to_owned(), Value::Object(props));
     if !required.is_empty() {
         m.insert("required".to_owned(), Value::Array(required));
@@ -520,7 +526,15 @@ fn tag_enum(du: &Discriminated, contributions: Vec<Contribution>) -> (Value, sup
     let mut kinds = KindSet::default();
     tags.iter().for_each(|t| kinds.insert(Kind::of(t)));
     let mut m = Map::new();
-    m.insert("type".to_owned(), kinds.fold_integer().to_type_value());
+    let declared: Vec<Option<&Value>> = contributions
+        .iter()
+        .map(|c| c.out.value.get("type"))
+        .collect();
+    let tag_type = match declared.first() {
+        Some(Some(t)) if declared.windows(2).all(|w| w[0] == w[1]) => (*t).clone(),
+        _ => kinds.fold_integer().to_type_value(),
+    };
+    m.insert("type".to_owned(), tag_type);
     m.insert("enum".to_owned(), Value::Array(tags.clone()));
     let descs: Vec<Option<&Value>> = contributions
         .iter()

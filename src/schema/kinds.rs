@@ -26,8 +26,10 @@ impl Kind {
         }
     }
 
+    /// Type names; Gemini's OpenAPI dialect spells them in capitals (`OBJECT`), so case is
+    /// ignored (no other dialect has a type name that differs only in case).
     pub fn parse(name: &str) -> Option<Kind> {
-        Some(match name {
+        Some(match name.to_ascii_lowercase().as_str() {
             "null" => Kind::Null,
             "boolean" => Kind::Boolean,
             "object" => Kind::Object,
@@ -187,7 +189,7 @@ mod tests {
         let k = provable_kinds(&obj(json!({"enum": ["a", 1.5]})), false).unwrap();
         assert_eq!(k.to_type_value(), json!(["string", "number"]));
         assert!(provable_kinds(&obj(json!({"properties": {}})), false).is_none());
-        let k = provable_kinds(&obj(json!({"type": "string", "nullable": true})), true).unwrap();
+        let k = provable_kinds(&obj(json!({"type": "STRING", "nullable": true})), true).unwrap();
         assert_eq!(k.to_type_value(), json!(["string", "null"]));
     }
 

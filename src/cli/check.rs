@@ -1,0 +1,654 @@
+//! `schemalens check`: payloads against the original and the projection, one row each.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use schemalens::manifest::{Manifest, STDIN_ORIGIN, SchemaDialect, Tool};
+use schemalens::projection::Links;
+use schemalens::schema::Draft;
+use schemalens::validate::{
+    Checker, Class, Correlation, SchemaError, SideVerdict, Unsoundness, Verdict, discover, payload,
+};
+use schemalens::{Options, Projection};
+use serde_json::{Value, json};
+
+use super::{CheckArgs, CheckFormat, Failure, exit, input};
+
+/// Errors shown per side in text output; JSON output has them all.
+const SHOWN_ERRORS: usize = 3;
+/// Validator messages quote the payload; a terminal row should not.
+const MESSAGE_CHARS: usize = 160;
+
+/// `writeln!` into the output buffer; writing to a `String` cannot fail.
+macro_rules! line {
+    ($out:expr, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($out, $($arg)*);
+    }};
+}
+
+/// Writes the output at once. A reader that stops early (`| head`) is not an error.
+fn emit(text: &str) -> Result<(), Failure> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::input(format!("cannot write the output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Where one payload comes from.
+enum Source {
+    File(PathBuf),
+    Stdin,
+}
+
+/// One payload to check, with the tool it is for.
+struct Item {
+    tool: usize,
+    source: Source,
+}
+
+/// One row of output.
+struct Row {
+    tool: usize,
+    name: String,
+    outcome: Result<Verdict, String>,
+}
+
+pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
+    let manifest = input::load(&args.input)?;
+    let selected = input::selected(&manifest, &args.input)?;
+    let items = gather(args, &manifest, &selected)?;
+    let options = args.projection.options();
+    let given = match &args.projection_file {
+        Some(path) => Some(given_projection(path, &manifest, &selected)?),
+        None => None,
+    };
+
+    let mut checkers: HashMap<usize, Checker> = HashMap::new();
+    let mut rows = Vec::new();
+    for item in items {
+        let checker = match checkers.entry(item.tool) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let tool = &manifest.tools[item.tool];
+                let projection = match &given {
+                    Some(schema) => given_as_projection(schema, tool, &options),
+                    None => input::project(&manifest, tool, &options)?,
+                };
+                let checker = Checker::new(tool, projection).map_err(|err| {
+                    Failure::input(format!("{} (tool {:?}): {err}", manifest.origin, tool.name))
+                })?;
+                e.insert(checker)
+            }
+        };
+        for (name, parsed) in read(&item.source) {
+            rows.push(Row {
+                tool: item.tool,
+                name,
+                outcome: parsed.map(|value| checker.check(&value)),
+            });
+        }
+    }
+
+    let mut out = String::new();
+    match args.format {
+        CheckFormat::Text => {
+            let mode = if given.is_some() {
+                "given projection".to_owned()
+            } else {
+                format!("{} mode", args.projection.mode)
+            };
+            print_text(&mut out, &manifest, &rows, &mode, given.is_some());
+        }
+        CheckFormat::Json => {
+            let all: Vec<Value> = rows.iter().map(|r| row_json(&manifest, r, args)).collect();
+            out = serde_json::to_string_pretty(&all).expect("JSON values always serialize");
+            out.push('\n');
+        }
+        CheckFormat::Jsonl => {
+            for r in &rows {
+                line!(out, "{}", row_json(&manifest, r, args));
+            }
+        }
+    }
+    emit(&out)?;
+
+    let unreadable = rows.iter().filter(|r| r.outcome.is_err()).count();
+    let unsound = count(&rows, Class::Unsound);
+    for r in &rows {
+        if let Err(e) = &r.outcome {
+            eprintln!("error: {}", clean(e));
+        }
+    }
+    if unsound > 0 {
+        eprintln!(
+            "error: {unsound} payload(s) UNSOUND: the original accepts them and the projection rejects them; {}",
+            if given.is_some() {
+                "the given projection is unsound"
+            } else {
+                "this is a schemalens bug (I-sound)"
+            }
+        );
+    }
+    let rejected = rows
+        .iter()
+        .any(|r| r.outcome.as_ref().is_ok_and(|v| !v.original.valid));
+    Ok(if unsound > 0 {
+        exit::UNSOUND
+    } else if unreadable > 0 {
+        exit::INPUT
+    } else if rejected {
+        exit::FINDING
+    } else {
+        exit::OK
+    })
+}
+
+fn count(rows: &[Row], class: Class) -> usize {
+    rows.iter()
+        .filter(|r| r.outcome.as_ref().is_ok_and(|v| v.class == class))
+        .count()
+}
+
+/// `--projection-file`: a projected schema made elsewhere (sent to a provider, edited by hand,
+/// produced by another version), checked against the original instead of projecting anew.
+fn given_projection(
+    path: &Path,
+    manifest: &Manifest,
+    selected: &[usize],
+) -> Result<Value, Failure> {
+    if selected.len() != 1 {
+        return Err(Failure::input(format!(
+            "--projection-file is one tool's projected schema, and {} has {} tools: name one with --tool",
+            manifest.origin,
+            selected.len()
+        )));
+    }
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::input(format!("{origin}: cannot read: {e}")))?;
+    payload::parse(&text, &origin).map_err(|e| Failure::input(e.to_string()))
+}
+
+/// A given projected schema, without trace or links: its errors point into it, but nothing
+/// says which original node they came from.
+fn given_as_projection(schema: &Value, tool: &Tool, options: &Options) -> Projection {
+    Projection {
+        schema: schema.clone(),
+        mode: options.mode,
+        draft: match tool.dialect {
+            SchemaDialect::OpenApi30 => Draft::OpenApi30,
+            SchemaDialect::JsonSchema => Draft::detect(schema),
+        },
+        trace: Vec::new(),
+        links: Links::default(),
+    }
+}
+
+/// The payloads named on the command line, or found beside the manifest.
+fn gather(args: &CheckArgs, manifest: &Manifest, selected: &[usize]) -> Result<Vec<Item>, Failure> {
+    if args.payloads.is_empty() {
+        return discovered(args, manifest, selected);
+    }
+    let mut items = Vec::new();
+    let mut stdin_taken = args.input.file.as_os_str() == "-";
+    for arg in &args.payloads {
+        if arg.as_os_str() == "-" {
+            if stdin_taken {
+                return Err(Failure::input(
+                    "standard input can be read only once: give the manifest or one payload as `-`, not both",
+                ));
+            }
+            stdin_taken = true;
+            items.push(Item {
+                tool: tool_for(args, manifest, selected, arg, None)?,
+                source: Source::Stdin,
+            });
+        } else if arg.is_dir() {
+            items.extend(folder(args, manifest, selected, arg)?);
+        } else {
+            items.push(Item {
+                tool: tool_for(args, manifest, selected, arg, arg.parent())?,
+                source: Source::File(arg.clone()),
+            });
+        }
+    }
+    Ok(items)
+}
+
+fn discovered(
+    args: &CheckArgs,
+    manifest: &Manifest,
+    selected: &[usize],
+) -> Result<Vec<Item>, Failure> {
+    let file = &args.input.file;
+    if file.as_os_str() == "-" {
+        return Err(Failure::input(
+            "no payloads given, and a manifest read from standard input has no payload folder beside it",
+        ));
+    }
+    let found = discover::discover(file, manifest)
+        .map_err(|e| Failure::input(format!("{}: cannot list payloads: {e}", manifest.origin)))?;
+    let items: Vec<Item> = found
+        .into_iter()
+        .filter(|f| selected.contains(&f.tool))
+        .map(|f| Item {
+            tool: f.tool,
+            source: Source::File(f.path),
+        })
+        .collect();
+    if items.is_empty() {
+        let dir = discover::payload_dir(file).unwrap_or_default();
+        return Err(Failure::input(format!(
+            "no payloads given and none found in {} (see `schemalens check --help`)",
+            dir.display()
+        )));
+    }
+    Ok(items)
+}
+
+/// A folder: a payload root with one subfolder per tool, or the payloads of one tool.
+fn folder(
+    args: &CheckArgs,
+    manifest: &Manifest,
+    selected: &[usize],
+    dir: &Path,
+) -> Result<Vec<Item>, Failure> {
+    let cannot =
+        |e: std::io::Error| Failure::input(format!("{}: cannot list payloads: {e}", dir.display()));
+    let has_tool_folders = selected
+        .iter()
+        .any(|&i| discover::tool_subdir(dir, &manifest.tools[i].name).is_some_and(|d| d.is_dir()));
+    if has_tool_folders {
+        let found = discover::discover_in(dir, manifest).map_err(cannot)?;
+        return Ok(found
+            .into_iter()
+            .filter(|f| selected.contains(&f.tool))
+            .map(|f| Item {
+                tool: f.tool,
+                source: Source::File(f.path),
+            })
+            .collect());
+    }
+    let tool = tool_for(args, manifest, selected, dir, Some(dir))?;
+    let files = discover::payload_files(dir).map_err(cannot)?;
+    if files.is_empty() {
+        return Err(Failure::input(format!(
+            "{}: no *.json or *.jsonl payloads in this folder",
+            dir.display()
+        )));
+    }
+    Ok(files
+        .into_iter()
+        .map(|path| Item {
+            tool,
+            source: Source::File(path),
+        })
+        .collect())
+}
+
+/// The tool a payload is for: `--tool`, the only tool, or the tool its folder is named after.
+fn tool_for(
+    args: &CheckArgs,
+    manifest: &Manifest,
+    selected: &[usize],
+    payload: &Path,
+    folder: Option<&Path>,
+) -> Result<usize, Failure> {
+    if (args.input.tool.is_some() || manifest.tools.len() == 1)
+        && let Some(&i) = selected.first()
+    {
+        return Ok(i);
+    }
+    if let Some(name) = folder.and_then(Path::file_name).and_then(|n| n.to_str())
+        && let Some(i) = selected
+            .iter()
+            .copied()
+            .find(|&i| manifest.tools[i].name == name)
+    {
+        return Ok(i);
+    }
+    let names: Vec<&str> = manifest.tools.iter().map(|t| t.name.as_str()).collect();
+    Err(Failure::input(format!(
+        "{}: which tool is this payload for? {} has {} tools ({}); name one with --tool, or put the payload in a folder named after its tool",
+        payload.display(),
+        manifest.origin,
+        names.len(),
+        names.join(", ")
+    )))
+}
+
+/// The payloads of one source: a file or standard input is one payload, a `.jsonl` file one per
+/// non-blank line. Errors become rows, so one bad payload does not hide the others.
+fn read(source: &Source) -> Vec<(String, Result<Value, String>)> {
+    let (origin, text) = match source {
+        Source::Stdin => {
+            let mut text = String::new();
+            match std::io::stdin().lock().read_to_string(&mut text) {
+                Ok(_) => (STDIN_ORIGIN.to_owned(), text),
+                Err(e) => {
+                    return vec![(
+                        STDIN_ORIGIN.to_owned(),
+                        Err(format!("{STDIN_ORIGIN}: cannot read: {e}")),
+                    )];
+                }
+            }
+        }
+        Source::File(path) => {
+            let origin = path.display().to_string();
+            match std::fs::read(path).map(String::from_utf8) {
+                Ok(Ok(text)) => (origin, text),
+                Ok(Err(_)) => {
+                    let message = format!("{origin}: cannot read: not UTF-8 text");
+                    return vec![(origin, Err(message))];
+                }
+                Err(e) => {
+                    let message = format!("{origin}: cannot read: {e}");
+                    return vec![(origin, Err(message))];
+                }
+            }
+        }
+    };
+    let lines = matches!(source, Source::File(p) if discover::is_json_lines(p));
+    if lines {
+        let parsed = payload::parse_lines(&text, &origin);
+        if parsed.is_empty() {
+            return vec![(
+                origin.clone(),
+                Err(format!("{origin}: no payloads: every line is blank")),
+            )];
+        }
+        return parsed
+            .into_iter()
+            .map(|p| {
+                let name = format!("{origin}:{}", p.line.unwrap_or(0));
+                (name, p.value.map_err(|e| e.to_string()))
+            })
+            .collect();
+    }
+    let value = payload::parse(&text, &origin).map_err(|e| e.to_string());
+    vec![(origin, value)]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text output
+
+fn print_text(out: &mut String, manifest: &Manifest, rows: &[Row], mode: &str, given: bool) {
+    let mut current = None;
+    for r in rows {
+        if current != Some(r.tool) {
+            current = Some(r.tool);
+            line!(
+                out,
+                "{} · {mode} · {}",
+                clean(&manifest.tools[r.tool].name),
+                clean(&manifest.origin)
+            );
+            line!(out, "  orig proj  {:<18} payload", "class");
+        }
+        let name = clean(&r.name);
+        match &r.outcome {
+            Err(e) => {
+                line!(out, "  ?    ?     {:<18} {name}", "unreadable");
+                line!(out, "             {}", clean(e));
+            }
+            Ok(v) => {
+                let class = if v.class == Class::Unsound {
+                    "UNSOUND".to_owned()
+                } else {
+                    v.class.to_string()
+                };
+                line!(
+                    out,
+                    "  {}    {}     {class:<18} {name}",
+                    mark(v.original.valid),
+                    mark(v.projection.valid)
+                );
+                print_details(out, v, given);
+            }
+        }
+    }
+    let mut parts: Vec<String> = [
+        Class::BothAccept,
+        Class::BothReject,
+        Class::ProjectionLooser,
+        Class::Unsound,
+    ]
+    .iter()
+    .map(|c| format!("{} {c}", count(rows, *c)))
+    .collect();
+    let unreadable = rows.iter().filter(|r| r.outcome.is_err()).count();
+    if unreadable > 0 {
+        parts.push(format!("{unreadable} unreadable"));
+    }
+    line!(
+        out,
+        "{} payload{}: {}",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" },
+        parts.join(", ")
+    );
+}
+
+fn mark(valid: bool) -> char {
+    if valid { '✓' } else { '✗' }
+}
+
+const INDENT: &str = "             ";
+
+fn print_details(out: &mut String, v: &Verdict, given: bool) {
+    if v.class == Class::Unsound {
+        let whose = if given {
+            "the given projection is unsound"
+        } else {
+            "this is a schemalens bug"
+        };
+        line!(
+            out,
+            "{INDENT}!! UNSOUND: the original accepts this payload and the projection rejects it; a projection must accept everything the original accepts: {whose}."
+        );
+        for u in &v.unsound {
+            print_unsound(out, u);
+        }
+        return;
+    }
+    print_side(out, "original", &v.original);
+    print_side(out, "projection", &v.projection);
+    if v.class == Class::ProjectionLooser {
+        if v.lost.is_empty() {
+            line!(
+                out,
+                "{INDENT}{:<11}no trace entry explains the difference",
+                "lost"
+            );
+        }
+        for l in &v.lost {
+            print_lost(out, l);
+        }
+    }
+}
+
+fn print_unsound(out: &mut String, u: &Unsoundness) {
+    line!(
+        out,
+        "{INDENT}{:<11}{}: {}",
+        "projection",
+        instance(&u.instance_path),
+        clean(&u.message)
+    );
+    line!(
+        out,
+        "{INDENT}{:<11}rejected by projection #{}",
+        "",
+        clean(&u.projection_keyword)
+    );
+    match &u.original_node {
+        Some(node) => line!(
+            out,
+            "{INDENT}{:<11}accepted by original   #{}",
+            "",
+            clean(node)
+        ),
+        None => line!(out, "{INDENT}{:<11}accepted by the original", ""),
+    }
+    if !u.linked_originals.is_empty() {
+        let linked: Vec<String> = u
+            .linked_originals
+            .iter()
+            .map(|o| format!("#{}", clean(o)))
+            .collect();
+        line!(
+            out,
+            "{INDENT}{:<11}the projection node came from {}",
+            "",
+            linked.join(", ")
+        );
+    }
+}
+
+fn print_side(out: &mut String, label: &str, side: &SideVerdict) {
+    if side.valid {
+        return;
+    }
+    let leaves = side.leaf_errors();
+    for e in leaves.iter().take(SHOWN_ERRORS) {
+        print_error(out, label, e);
+    }
+    if leaves.len() > SHOWN_ERRORS {
+        line!(
+            out,
+            "{INDENT}{:<11}… and {} more",
+            "",
+            leaves.len() - SHOWN_ERRORS
+        );
+    }
+}
+
+fn print_error(out: &mut String, label: &str, e: &SchemaError) {
+    line!(
+        out,
+        "{INDENT}{label:<11}{}: {}",
+        instance(&e.instance_path),
+        clean(&e.message)
+    );
+    let at = format!("#{}", clean(&e.keyword_pointer));
+    if label == "original" {
+        line!(out, "{INDENT}{:<11}schema {at}", "");
+        return;
+    }
+    if e.originals.is_empty() {
+        line!(out, "{INDENT}{:<11}schema {at}", "");
+    } else {
+        let originals: Vec<String> = e
+            .originals
+            .iter()
+            .map(|o| format!("#{}", clean(o)))
+            .collect();
+        line!(
+            out,
+            "{INDENT}{:<11}schema {at} (from original {})",
+            "",
+            originals.join(", ")
+        );
+    }
+}
+
+fn print_lost(out: &mut String, l: &Correlation) {
+    line!(out, "{INDENT}{:<11}{}", "lost", clean(&l.message));
+    line!(
+        out,
+        "{INDENT}{:<11}{} at #{}",
+        "",
+        l.rule.id(),
+        clean(&l.at)
+    );
+}
+
+fn instance(p: &str) -> String {
+    if p.is_empty() {
+        "(payload)".to_owned()
+    } else {
+        clean(p)
+    }
+}
+
+/// Payload text, file names and tool names are untrusted: control characters are shown
+/// escaped so that nothing drives the terminal, and long text is cut.
+fn clean(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == MESSAGE_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON output
+
+fn row_json(manifest: &Manifest, r: &Row, args: &CheckArgs) -> Value {
+    let tool = &manifest.tools[r.tool].name;
+    match &r.outcome {
+        Err(e) => json!({"tool": tool, "payload": r.name, "error": e}),
+        Ok(v) => json!({
+            "tool": tool,
+            "payload": r.name,
+            "mode": args.projection.mode,
+            "class": v.class,
+            "original": side_json(&v.original),
+            "projection": side_json(&v.projection),
+            "lost": v.lost,
+            "unsound": v.unsound,
+        }),
+    }
+}
+
+fn side_json(side: &SideVerdict) -> Value {
+    let errors: Vec<Value> = side
+        .errors
+        .iter()
+        .flat_map(|top| {
+            top.leaves().into_iter().map(move |leaf| {
+                let mut e = json!({
+                    "message": leaf.message,
+                    "instance_path": leaf.instance_path,
+                    "schema_path": leaf.schema_path,
+                    "keyword": leaf.keyword,
+                    "node": leaf.node,
+                    "keyword_pointer": leaf.keyword_pointer,
+                });
+                if !leaf.originals.is_empty() {
+                    e["originals"] = json!(leaf.originals);
+                }
+                let via: Vec<Value> = top
+                    .path_to(leaf)
+                    .into_iter()
+                    .map(|(u, branch)| {
+                        json!({"keyword_pointer": u.keyword_pointer, "instance_path": u.instance_path, "branch": branch})
+                    })
+                    .collect();
+                if !via.is_empty() {
+                    e["via"] = Value::Array(via);
+                }
+                e
+            })
+        })
+        .collect();
+    json!({"valid": side.valid, "errors": errors})
+}

@@ -1,0 +1,598 @@
+//! `schemalens check` end to end: the bundled payloads, the SPEC wrong-branch example, error
+//! pointers on both trees, unreadable payloads, JSON Lines, an unsound projection, and the exit
+//! codes that scripts rely on.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const HANG_GUARD: Duration = Duration::from_secs(30);
+const PYDANTIC: &str = "samples/nested-union-pydantic.json";
+const PYDANTIC_PAYLOADS: &str = "samples/nested-union-pydantic.payloads";
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn expect_code(&self, code: i32) -> &Self {
+        assert!(
+            !self.stderr.contains("panicked"),
+            "the binary panicked:\n{}",
+            self.stderr
+        );
+        assert_eq!(
+            self.code,
+            Some(code),
+            "unexpected exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    fn json(&self) -> Vec<Value> {
+        let v: Value = serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout));
+        v.as_array().expect("a JSON array").clone()
+    }
+
+    fn jsonl(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    }
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run_with(args: &[&str], stdin: Option<&str>) -> Run {
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_schemalens"));
+    cmd.current_dir(root())
+        .timeout(HANG_GUARD)
+        .arg("check")
+        .args(args);
+    if let Some(text) = stdin {
+        cmd.write_stdin(text);
+    }
+    let output = cmd.output().expect("the binary starts");
+    Run {
+        code: output.status.code(),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+fn run(args: &[&str]) -> Run {
+    run_with(args, None)
+}
+
+fn payload(file: &str) -> String {
+    format!("{PYDANTIC_PAYLOADS}/{file}.json")
+}
+
+fn samples() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(root().join("samples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    found.sort();
+    found
+}
+
+fn payload_files(dir: &Path) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            n += payload_files(&path);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// What a sample payload's name promises, per mode (samples/README.md).
+fn promised(file_name: &str, class: &str, mode: &str) -> bool {
+    if file_name.starts_with("valid-") {
+        class == "both-accept"
+    } else if file_name.starts_with("invalid-") {
+        class == "both-reject"
+    } else if file_name.starts_with("wrong-branch-") {
+        match mode {
+            "flat" => class == "projection-looser",
+            _ => class == "projection-looser" || class == "both-reject",
+        }
+    } else {
+        panic!("unnamed sample payload {file_name}")
+    }
+}
+
+#[test]
+fn every_sample_is_checked_against_the_payloads_beside_it() {
+    for sample in samples() {
+        let rel = sample.strip_prefix(root()).unwrap().to_str().unwrap();
+        let dir = sample.with_extension("payloads");
+        let expected_rows = payload_files(&dir);
+        for mode in ["flat", "inline"] {
+            let r = run(&[rel, "--mode", mode, "--format", "json"]);
+            // Every sample has invalid payloads, so the original rejects some: exit 1.
+            r.expect_code(1);
+            let rows = r.json();
+            assert_eq!(rows.len(), expected_rows, "{rel} --mode {mode}");
+            for row in &rows {
+                let path = row["payload"].as_str().unwrap();
+                let name = Path::new(path).file_name().unwrap().to_str().unwrap();
+                let class = row["class"].as_str().unwrap();
+                assert!(
+                    promised(name, class, mode),
+                    "{rel} --mode {mode}: {path} is {class}"
+                );
+                assert_eq!(row["mode"], mode);
+                // A multi-tool manifest's payload sits in the folder of its tool.
+                if path.matches('/').count() > 2 {
+                    let folder = Path::new(path).parent().unwrap().file_name().unwrap();
+                    assert_eq!(row["tool"].as_str(), folder.to_str(), "{path}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn spec_wrong_branch_example_is_looser_and_names_the_correlation() {
+    let file = payload("wrong-branch-delete-with-payload");
+    let r = run(&[PYDANTIC, &file, "--format", "json"]);
+    r.expect_code(1);
+    let rows = r.json();
+    let row = &rows[0];
+    assert_eq!(row["class"], "projection-looser");
+    assert_eq!(row["original"]["valid"], false);
+    assert_eq!(row["projection"]["valid"], true);
+    assert_eq!(
+        row["lost"][0]["message"],
+        "action is \"delete\" but `payload` only exists when action is \"create\""
+    );
+    assert_eq!(row["lost"][0]["rule"], "required-intersection");
+    assert_eq!(row["lost"][0]["at"], "/properties/op/properties/payload");
+
+    let text = run(&[PYDANTIC, &file]);
+    text.expect_code(1);
+    let line = text
+        .stdout
+        .lines()
+        .find(|l| l.contains("wrong-branch-delete-with-payload"))
+        .unwrap();
+    assert!(line.contains("✗    ✓     projection-looser"), "{line}");
+    assert!(
+        text.stdout.contains(
+            "lost       action is \"delete\" but `payload` only exists when action is \"create\""
+        ),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn valid_create_and_delete_exit_zero() {
+    let files = [
+        payload("valid-create-full"),
+        payload("valid-create-stub"),
+        payload("valid-delete"),
+    ];
+    for mode in ["flat", "inline"] {
+        let mut args = vec![PYDANTIC, "--mode", mode];
+        args.extend(files.iter().map(String::as_str));
+        let r = run(&args);
+        r.expect_code(0);
+        let rows: Vec<&str> = r.stdout.lines().filter(|l| l.contains(".json")).collect();
+        assert_eq!(rows.len(), 4, "{}", r.stdout); // the header names the manifest
+        for f in &files {
+            let row = rows.iter().find(|l| l.ends_with(f.as_str())).unwrap();
+            assert!(row.contains("✓    ✓     both-accept"), "{row}");
+        }
+        assert!(
+            r.stdout.ends_with(
+                "3 payloads: 3 both-accept, 0 both-reject, 0 projection-looser, 0 unsound\n"
+            ),
+            "{}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
+fn a_payload_both_reject_exits_one() {
+    let r = run(&[
+        PYDANTIC,
+        &payload("invalid-user-id-string"),
+        "--format",
+        "json",
+    ]);
+    r.expect_code(1);
+    let row = &r.json()[0];
+    assert_eq!(row["class"], "both-reject");
+    assert_eq!(row["original"]["errors"][0]["instance_path"], "/op/user_id");
+    assert_eq!(
+        row["projection"]["errors"][0]["instance_path"],
+        "/op/user_id"
+    );
+}
+
+#[test]
+fn error_pointers_name_nodes_of_both_trees() {
+    let r = run(&[
+        PYDANTIC,
+        &payload("invalid-name-not-string"),
+        "--format",
+        "json",
+    ]);
+    r.expect_code(1);
+    let row = &r.json()[0];
+    let o = &row["original"]["errors"][0];
+    assert_eq!(o["instance_path"], "/op/payload/name");
+    assert_eq!(o["node"], "/$defs/StubUser/properties/name");
+    assert_eq!(o["keyword_pointer"], "/$defs/StubUser/properties/name/type");
+    assert_eq!(
+        o["schema_path"],
+        "/properties/op/oneOf/0/$ref/properties/payload/oneOf/1/$ref/properties/name/type"
+    );
+    assert_eq!(
+        o["via"],
+        json!([
+            {"keyword_pointer": "/properties/op/oneOf", "instance_path": "/op", "branch": 0},
+            {"keyword_pointer": "/$defs/CreateUser/properties/payload/oneOf", "instance_path": "/op/payload", "branch": 1}
+        ])
+    );
+    let p = &row["projection"]["errors"][0];
+    assert_eq!(
+        p["node"],
+        "/properties/op/properties/payload/properties/name"
+    );
+    let originals = p["originals"].as_array().unwrap();
+    assert!(
+        originals.contains(&json!("/$defs/StubUser/properties/name")),
+        "{p}"
+    );
+
+    // Every pointer resolves in the document it claims to point into.
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join(PYDANTIC)).unwrap()).unwrap();
+    assert!(manifest.pointer(o["node"].as_str().unwrap()).is_some());
+    let projected = schemalens::project(&manifest, &schemalens::Options::flat()).unwrap();
+    assert!(
+        projected
+            .schema
+            .pointer(p["node"].as_str().unwrap())
+            .is_some()
+    );
+}
+
+#[test]
+fn malformed_payload_json_is_an_input_error_with_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\n  \"op\": {\n    \"action\": \"create\",\n  }\n}\n",
+    )
+    .unwrap();
+    let bad = bad.to_str().unwrap();
+    let r = run(&[PYDANTIC, bad]);
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains(&format!("error: {bad}:4:3: invalid JSON: trailing comma")),
+        "{}",
+        r.stderr
+    );
+    // The other payloads are still checked and reported; the exit code stays 2.
+    let r = run(&[PYDANTIC, bad, &payload("valid-delete"), "--format", "json"]);
+    r.expect_code(2);
+    let rows = r.json();
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows[0]["error"]
+            .as_str()
+            .unwrap()
+            .ends_with(":4:3: invalid JSON: trailing comma")
+    );
+    assert_eq!(rows[1]["class"], "both-accept");
+}
+
+#[test]
+fn json_lines_are_reported_by_line_and_a_bad_line_is_an_error_for_that_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            "{\"op\": {\"action\": \"delete\", \"user_id\": 1}}\n",
+            "{\"op\": {\"action\": \"delete\", \"user_id\": 1, \"payload\": {\"kind\": \"stub\", \"name\": \"x\"}}}\n",
+            "\n",
+            "{\"op\": {\"action\": \n",
+            "{\"op\": {\"action\": \"delete\", \"user_id\": \"1\"}}\n",
+        ),
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let r = run(&[PYDANTIC, file, "--format", "jsonl"]);
+    r.expect_code(2);
+    let rows = r.jsonl();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["payload"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            format!("{file}:1"),
+            format!("{file}:2"),
+            format!("{file}:4"),
+            format!("{file}:5")
+        ]
+    );
+    assert_eq!(rows[0]["class"], "both-accept");
+    assert_eq!(rows[1]["class"], "projection-looser");
+    assert!(
+        rows[2]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{file}:4:"))
+    );
+    assert!(rows[2].get("class").is_none());
+    assert_eq!(rows[3]["class"], "both-reject");
+    assert!(
+        r.stderr.contains(&format!("error: {file}:4:")),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_projection_that_rejects_a_valid_payload_is_unsound_and_exits_three() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.json");
+    // `user_id` narrowed to a string: the original's delete alternative says integer.
+    std::fs::write(
+        &broken,
+        json!({
+            "type": "object",
+            "properties": {"op": {
+                "type": "object",
+                "properties": {
+                    "action": {"enum": ["create", "delete"]},
+                    "user_id": {"type": "string"}
+                },
+                "required": ["action"]
+            }},
+            "required": ["op"]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let broken = broken.to_str().unwrap();
+    let args = [
+        PYDANTIC,
+        "--projection-file",
+        broken,
+        &payload("valid-delete"),
+        &payload("valid-create-stub"),
+        &payload("invalid-missing-op"),
+    ];
+    let r = run(&args);
+    r.expect_code(3);
+    assert!(r.stdout.contains("UNSOUND"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("rejected by projection #/properties/op/properties/user_id/type"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("accepted by original   #/$defs/DeleteUser/properties/user_id"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr.contains("error: 1 payload(s) UNSOUND"),
+        "{}",
+        r.stderr
+    );
+
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let r = run(&json_args);
+    r.expect_code(3);
+    let rows = r.json();
+    assert_eq!(rows[0]["class"], "unsound");
+    assert_eq!(
+        rows[0]["unsound"][0]["original_node"],
+        "/$defs/DeleteUser/properties/user_id"
+    );
+    assert_eq!(rows[1]["class"], "both-accept");
+    assert_eq!(rows[2]["class"], "both-reject");
+}
+
+#[test]
+fn payloads_from_standard_input_and_folders() {
+    let text = std::fs::read_to_string(root().join(payload("valid-delete"))).unwrap();
+    let r = run_with(&[PYDANTIC, "-"], Some(&text));
+    r.expect_code(0);
+    assert!(
+        r.stdout.contains("both-accept        <stdin>"),
+        "{}",
+        r.stdout
+    );
+
+    // A folder: every payload file in it.
+    let r = run(&[PYDANTIC, PYDANTIC_PAYLOADS, "--format", "json"]);
+    r.expect_code(1);
+    assert_eq!(r.json().len(), 13);
+
+    // A multi-tool payload root: the subfolders say which tool.
+    let r = run(&[
+        "samples/mcp-tools-list.json",
+        "samples/mcp-tools-list.payloads",
+        "--format",
+        "json",
+    ]);
+    r.expect_code(1);
+    let tools: std::collections::BTreeSet<String> = r
+        .json()
+        .iter()
+        .map(|row| row["tool"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(tools.len(), 4, "{tools:?}");
+}
+
+#[test]
+fn a_multi_tool_manifest_needs_to_know_each_payloads_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let loose = dir.path().join("call.json");
+    std::fs::write(&loose, r#"{"query": "x"}"#).unwrap();
+    let loose = loose.to_str().unwrap();
+    let r = run(&["samples/mcp-tools-list.json", loose]);
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("which tool is this payload for?"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("--tool"), "{}", r.stderr);
+
+    let r = run(&[
+        "samples/mcp-tools-list.json",
+        "--tool",
+        "search",
+        loose,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.json()[0]["tool"], "search");
+
+    // A tool's own folder says which tool it is.
+    let r = run(&[
+        "samples/mcp-tools-list.json",
+        "samples/mcp-tools-list.payloads/search",
+        "--format",
+        "json",
+    ]);
+    let rows = r.json();
+    assert!(!rows.is_empty() && rows.iter().all(|row| row["tool"] == "search"));
+
+    // `--tool` narrows discovery to that tool's folder.
+    let r = run(&[
+        "samples/mcp-tools-list.json",
+        "--tool",
+        "move_file",
+        "--format",
+        "json",
+    ]);
+    let rows = r.json();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|row| row["tool"] == "move_file"));
+    assert_eq!(
+        rows.len(),
+        payload_files(&root().join("samples/mcp-tools-list.payloads/move_file"))
+    );
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let lonely = dir.path().join("lonely.json");
+    std::fs::write(&lonely, r#"{"type": "object"}"#).unwrap();
+    let r = run(&[lonely.to_str().unwrap()]);
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("no payloads given and none found in"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("lonely.payloads"), "{}", r.stderr);
+
+    let schema = std::fs::read_to_string(root().join(PYDANTIC)).unwrap();
+    let r = run_with(&["-", "-"], Some(&schema));
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("standard input can be read only once"),
+        "{}",
+        r.stderr
+    );
+
+    let r = run_with(&["-"], Some(&schema));
+    r.expect_code(2);
+    assert!(r.stderr.contains("no payloads given"), "{}", r.stderr);
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let r = run(&[PYDANTIC, empty.to_str().unwrap()]);
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("no *.json or *.jsonl payloads in this folder"),
+        "{}",
+        r.stderr
+    );
+
+    let r = run(&[PYDANTIC, "no/such/payload.json"]);
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("no/such/payload.json: cannot read"),
+        "{}",
+        r.stderr
+    );
+
+    // A schema the validator cannot use ends with a message naming the side and the place.
+    std::fs::write(
+        &lonely,
+        r##"{"properties": {"a": {"$ref": "#/$defs/missing"}}}"##,
+    )
+    .unwrap();
+    let r = run(&[lonely.to_str().unwrap(), &payload("valid-delete")]);
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("the original schema cannot be used for validation"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn unsound_wins_over_unreadable_wins_over_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, r#"{"type": "object", "required": ["nope"]}"#).unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{").unwrap();
+    let (broken, bad) = (broken.to_str().unwrap(), bad.to_str().unwrap());
+    let invalid = payload("invalid-missing-op");
+    let valid = payload("valid-delete");
+    run(&[PYDANTIC, &invalid]).expect_code(1);
+    run(&[PYDANTIC, &invalid, bad]).expect_code(2);
+    run(&[PYDANTIC, "--projection-file", broken, &invalid, bad, &valid]).expect_code(3);
+}
+
+#[test]
+fn payload_text_cannot_drive_the_terminal() {
+    // serde_json escapes C0 controls in messages, but a C1 control such as U+009B (CSI) would
+    // reach the terminal as is.
+    let r = run_with(
+        &[PYDANTIC, "-"],
+        Some(r#"{"op": {"action": "delete", "user_id": "\u009b31m"}}"#),
+    );
+    r.expect_code(1);
+    assert!(!r.stdout.contains('\u{9b}'), "{:?}", r.stdout);
+    assert!(r.stdout.contains("\\u{9b}31m"), "{}", r.stdout);
+}

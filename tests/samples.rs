@@ -1,0 +1,191 @@
+//! The bundled payloads against the original and projected schemas, with a real validator as
+//! the oracle: I-sound for `valid-*`, and the documented verdicts for `invalid-*` and
+//! `wrong-branch-*` (samples/README.md).
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use schemalens::projection::Rule;
+use schemalens::{Mode, Options, Recursion, project_tool};
+use serde_json::Value;
+use support::Verdict;
+
+/// Both modes, with recursion unrolled (the default) and kept as `$defs` + `$ref`.
+fn configs() -> Vec<(&'static str, Options)> {
+    let make = |mode, recursion| Options {
+        mode,
+        recursion,
+        ..Options::default()
+    };
+    vec![
+        ("inline", make(Mode::Inline, Recursion::Unroll(3))),
+        ("flat", make(Mode::Flat, Recursion::Unroll(3))),
+        ("inline+keep", make(Mode::Inline, Recursion::Keep)),
+        ("flat+keep", make(Mode::Flat, Recursion::Keep)),
+    ]
+}
+
+fn validator(schema: &Value, what: &str) -> jsonschema::Validator {
+    jsonschema::validator_for(schema)
+        .unwrap_or_else(|e| panic!("{what}: the validator rejects the schema itself: {e}"))
+}
+
+#[derive(Default)]
+struct Row {
+    counts: BTreeMap<Verdict, usize>,
+    /// Wrong-branch payloads the inline projection accepts: informative only, since inline
+    /// keeps each branch whole and usually still rejects them.
+    inline_accepts_wrong_branch: usize,
+    merged_union: bool,
+    any_union: bool,
+}
+
+#[test]
+fn payload_verdicts_match_the_readme() {
+    let mut failures = Vec::new();
+    let mut table: Vec<(String, String, Row)> = Vec::new();
+
+    for sample in support::samples() {
+        let manifest = support::load(&sample);
+        let stem = support::stem(&sample);
+        for tool in &manifest.tools {
+            let what = format!("{stem}/{}", tool.name);
+            let mut merged_union = false;
+            let projections: Vec<(&str, bool, Value)> = configs()
+                .into_iter()
+                .map(|(label, options)| {
+                    let p = project_tool(tool, &options)
+                        .unwrap_or_else(|e| panic!("{what}: {label} projection fails: {e}"));
+                    merged_union |= p.trace.iter().any(|e| e.rule == Rule::DuObject);
+                    (label, options.mode == Mode::Flat, p.schema)
+                })
+                .collect();
+            let mut row = Row {
+                merged_union,
+                any_union: support::has_union(&tool.schema),
+                ..Row::default()
+            };
+
+            let Some(dir) = support::payload_dir(&sample, &manifest, &tool.name) else {
+                if row.any_union {
+                    failures.push(format!("{what}: has a union but no payload folder"));
+                }
+                table.push((stem.clone(), tool.name.clone(), row));
+                continue;
+            };
+            let original = validator(&tool.schema, &format!("{what} original"));
+            let projected: Vec<(&str, bool, jsonschema::Validator)> = projections
+                .iter()
+                .map(|(label, flat, schema)| {
+                    (*label, *flat, validator(schema, &format!("{what} {label}")))
+                })
+                .collect();
+
+            for payload in support::payloads(&dir) {
+                *row.counts.entry(payload.verdict).or_default() += 1;
+                let name = payload.path.file_name().unwrap().to_string_lossy();
+                let mut wrong = Vec::new();
+                let accepted = original.is_valid(&payload.value);
+                if accepted != (payload.verdict == Verdict::Valid) {
+                    wrong.push(format!("original says {}", verdict_word(accepted)));
+                }
+                for (label, flat, v) in &projected {
+                    let accepted = v.is_valid(&payload.value);
+                    let want = match payload.verdict {
+                        Verdict::Valid => Some(true),
+                        Verdict::Invalid => Some(false),
+                        // Inline keeps each branch whole, so it is not pinned down here.
+                        Verdict::WrongBranch => flat.then_some(true),
+                    };
+                    if payload.verdict == Verdict::WrongBranch
+                        && !flat
+                        && accepted
+                        && *label == "inline"
+                    {
+                        row.inline_accepts_wrong_branch += 1;
+                    }
+                    if want.is_some_and(|w| w != accepted) {
+                        wrong.push(format!("{label} says {}", verdict_word(accepted)));
+                    }
+                }
+                if !wrong.is_empty() {
+                    failures.push(format!("{what}/{name}: {}", wrong.join(", ")));
+                }
+            }
+
+            // samples/README.md: union tools carry every kind of payload, except that a union
+            // that is never merged has no wrong-branch payloads.
+            let needed: &[Verdict] = if row.merged_union {
+                &Verdict::ALL
+            } else if row.any_union {
+                &[Verdict::Valid, Verdict::Invalid]
+            } else {
+                &[Verdict::Valid]
+            };
+            for verdict in needed {
+                if !row.counts.contains_key(verdict) {
+                    failures.push(format!("{what}: no {}-* payload", verdict.label()));
+                }
+            }
+            if !row.merged_union && row.counts.contains_key(&Verdict::WrongBranch) {
+                failures.push(format!(
+                    "{what}: wrong-branch payloads, but flat mode merged no union"
+                ));
+            }
+            table.push((stem.clone(), tool.name.clone(), row));
+        }
+    }
+
+    println!("{}", render(&table));
+    assert!(
+        failures.is_empty(),
+        "{} payload verdict(s) differ from samples/README.md:\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+}
+
+fn verdict_word(accepted: bool) -> &'static str {
+    if accepted { "accept" } else { "reject" }
+}
+
+fn render(table: &[(String, String, Row)]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<28} {:<18} {:>5} {:>7} {:>6} {:>13} {:<6}",
+        "sample", "tool", "valid", "invalid", "wrong", "inline-wrong", "union"
+    );
+    let mut totals = [0usize; 3];
+    for (sample, tool, row) in table {
+        let count = |v| row.counts.get(&v).copied().unwrap_or(0);
+        for (total, verdict) in totals.iter_mut().zip(Verdict::ALL) {
+            *total += count(verdict);
+        }
+        let union = match (row.merged_union, row.any_union) {
+            (true, _) => "merged",
+            (false, true) => "kept",
+            (false, false) => "-",
+        };
+        let _ = writeln!(
+            out,
+            "{sample:<28} {tool:<18} {:>5} {:>7} {:>6} {:>13} {union:<6}",
+            count(Verdict::Valid),
+            count(Verdict::Invalid),
+            count(Verdict::WrongBranch),
+            row.inline_accepts_wrong_branch,
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:<28} {:<18} {:>5} {:>7} {:>6}",
+        "total",
+        format!("{} tools", table.len()),
+        totals[0],
+        totals[1],
+        totals[2]
+    );
+    out
+}
