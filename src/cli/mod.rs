@@ -36,6 +36,11 @@ pub struct Cli {
     pub command: Option<Command>,
     /// Manifests to open in the inspector (when no command is given).
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub projection: ProjectionArgs,
+    /// Inspector: leave the mouse to the terminal (native text selection) instead of capturing it.
+    #[arg(long)]
+    pub no_mouse: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -163,6 +168,22 @@ impl Failure {
     }
 }
 
+/// Opens the interactive inspector.
+fn inspect(
+    files: Vec<PathBuf>,
+    projection: &ProjectionArgs,
+    no_mouse: bool,
+) -> Result<u8, Failure> {
+    let options = crate::tui::TuiOptions {
+        projection: projection.options(),
+        mouse: !no_mouse,
+        ..crate::tui::TuiOptions::default()
+    };
+    crate::tui::run(files, options)
+        .map(|()| exit::OK)
+        .map_err(|e| Failure::input(format!("{e:#}")))
+}
+
 /// Writes command output; a closed pipe (`| head`) ends output quietly instead of panicking.
 pub fn emit(text: &str) {
     use std::io::Write;
@@ -175,9 +196,13 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Project(args)) => project::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
         Some(Command::Check(args)) => check::run(&args),
-        None => Err(Failure::input(
-            "the interactive inspector is not built yet; use a subcommand such as `schemalens project FILE` (see --help)",
-        )),
+        None if cli.files.is_empty() => {
+            let _ = <Cli as clap::CommandFactory>::command().print_help();
+            Err(Failure::input(
+                "give a manifest to inspect (`schemalens FILE`) or a command",
+            ))
+        }
+        None => inspect(cli.files, &cli.projection, cli.no_mouse),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -302,11 +302,9 @@ impl TraceEntry {
             } => {
                 let n = alternatives.len();
                 let mut s = match outcome {
-                    JoinOutcome::Deduplicated => {
-                        format!(
-                            "`{property}` has the same schema in all {n} alternatives: kept once"
-                        )
-                    }
+                    JoinOutcome::Deduplicated => format!(
+                        "`{property}` has the same schema in every alternative that defines it: kept once"
+                    ),
                     JoinOutcome::Unconstrained => format!(
                         "`{property}` accepts anything: one of its {n} alternatives proves no type"
                     ),

@@ -409,12 +409,13 @@ fn build(
         let (mut value, notes) = if name == d {
             tag_enum(du, contributions)
         } else {
+            let contributors = contributions.len();
             let joined = join::join(name, d, contributions, nullable_kw);
             let mut o = joined.out;
-            if joined.alternatives.len() > 1 {
+            if contributors > 1 {
                 o.trace(
                     Rule::CollisionJoin,
-                    joined.alternatives.iter().map(|a| a.from.clone()).collect(),
+                    declared_from.clone(),
                     Detail::Joined {
                         property: name.clone(),
                         outcome: joined.outcome,

@@ -1,0 +1,1329 @@
+//! The model and `update`: every change of state happens here, driven by an [`Action`].
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use ratatui::layout::{Position, Rect};
+use ratatui::widgets::ListState;
+use tui_tree_widget::{TreeItem, TreeState};
+
+use schemalens::manifest::{self, Manifest, Tool};
+use schemalens::{Mode, Options, Projection, project_tool};
+
+use super::keys::{Action, Context, Pane};
+use super::overlay::{self, Overlay};
+use super::payloads::{self, PayloadRow};
+use super::render::{Areas, layout};
+use super::text::escape;
+use super::theme::Theme;
+use super::tree::{NodeId, SchemaTree, Side};
+use schemalens::validate::PayloadFile;
+
+/// One file named on the command line.
+#[derive(Debug)]
+pub struct Source {
+    pub path: String,
+    /// The load error as the user should read it (file:line:col or pointer).
+    pub manifest: Result<Manifest, String>,
+    /// Payload files beside the manifest (`<stem>.payloads/`), for every tool.
+    pub payload_files: Vec<PayloadFile>,
+}
+
+impl Source {
+    pub fn new(path: String, manifest: Result<Manifest, String>) -> Source {
+        let payload_files = match &manifest {
+            Ok(m) => payloads::discover_for(&path, m),
+            Err(_) => Vec::new(),
+        };
+        Source {
+            path,
+            manifest,
+            payload_files,
+        }
+    }
+}
+
+/// A row of the tool list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    Tool {
+        source: usize,
+        tool: usize,
+    },
+    /// A file that failed to load or holds no tools: listed so its error can be read.
+    Problem {
+        source: usize,
+    },
+}
+
+/// One tree pane: the model, the widget items built from it, and the widget's state.
+pub struct TreePane {
+    pub tree: SchemaTree,
+    pub items: Vec<TreeItem<'static, NodeId>>,
+    /// The widget keeps its scroll offset in here and updates it while rendering; a `RefCell`
+    /// lets `render` take `&App` while only this view cache changes.
+    pub state: RefCell<TreeState<NodeId>>,
+    /// Nodes linked to the other tree's selection (all of them, for many-to-one links).
+    pub linked: Vec<NodeId>,
+    /// Nodes that reject the selected payload.
+    pub rejecting: Vec<NodeId>,
+}
+
+impl TreePane {
+    fn new(tree: SchemaTree, theme: Theme) -> TreePane {
+        let items = tree.items(theme);
+        TreePane {
+            tree,
+            items,
+            state: RefCell::new(TreeState::default()),
+            linked: Vec::new(),
+            rejecting: Vec::new(),
+        }
+    }
+
+    pub fn selected(&self) -> Option<NodeId> {
+        self.state.borrow().selected().last().copied()
+    }
+
+    /// Unfolds the ancestors of `id` without selecting it.
+    fn unfold_to(&self, id: NodeId) {
+        let path = self.tree.path(id);
+        let mut state = self.state.borrow_mut();
+        for end in 1..path.len() {
+            state.open(path[..end].to_vec());
+        }
+    }
+
+    /// Selects `id` and unfolds its ancestors so it is visible.
+    pub fn reveal(&self, id: NodeId) {
+        let path = self.tree.path(id);
+        let mut state = self.state.borrow_mut();
+        for end in 1..path.len() {
+            state.open(path[..end].to_vec());
+        }
+        state.select(path);
+    }
+
+    fn visible(&self) -> Vec<NodeId> {
+        let state = self.state.borrow();
+        state
+            .flatten(&self.items)
+            .into_iter()
+            .filter_map(|f| f.identifier.last().copied())
+            .collect()
+    }
+
+    /// Moves the selection among visible rows; works before anything was rendered, unlike
+    /// the widget's own key handlers, which read the last frame.
+    fn step(&self, delta: isize) {
+        let visible = self.visible();
+        if visible.is_empty() {
+            return;
+        }
+        let current = self
+            .selected()
+            .and_then(|s| visible.iter().position(|&v| v == s));
+        let last = visible.len() as isize - 1;
+        let target = match current {
+            Some(i) => (i as isize + delta).clamp(0, last),
+            None if delta < 0 => last,
+            None => 0,
+        };
+        let id = visible[target as usize];
+        self.state.borrow_mut().select(self.tree.path(id));
+    }
+
+    fn open_all(&self) {
+        let mut state = self.state.borrow_mut();
+        for (id, node) in self.tree.nodes.iter().enumerate() {
+            if !node.children.is_empty() {
+                state.open(self.tree.path(id as NodeId));
+            }
+        }
+    }
+
+    /// Unfolds from the root, breadth first, while the visible rows fit a screen or so.
+    fn open_initial(&self, budget: usize) {
+        if self.tree.is_empty() {
+            return;
+        }
+        let mut state = self.state.borrow_mut();
+        let mut shown = 1;
+        let mut frontier: Vec<NodeId> = vec![0];
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for id in frontier {
+                let node = self.tree.node(id);
+                if node.children.is_empty() {
+                    continue;
+                }
+                if shown + node.children.len() > budget && id != 0 {
+                    return;
+                }
+                shown += node.children.len();
+                state.open(self.tree.path(id));
+                next.extend(node.children.iter().copied());
+            }
+            frontier = next;
+        }
+    }
+
+    fn opened_pointers(&self) -> Vec<String> {
+        let state = self.state.borrow();
+        state
+            .opened()
+            .iter()
+            .filter_map(|path| path.last())
+            .map(|&id| self.tree.node(id).pointer.clone())
+            .collect()
+    }
+}
+
+/// The selected tool, projected.
+pub struct ToolView {
+    pub entry: usize,
+    pub projection: Option<Projection>,
+    /// Why projecting failed, with the pointer; the original tree stays browsable.
+    pub error: Option<String>,
+    pub panes: [TreePane; 2],
+    pub payloads: Vec<PayloadRow>,
+    /// Why the payloads could not be checked (the validator refused a schema).
+    pub payload_error: Option<String>,
+}
+
+impl ToolView {
+    pub fn pane(&self, side: Side) -> &TreePane {
+        &self.panes[side.index()]
+    }
+}
+
+/// What the detail pane shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailOf {
+    Tree,
+    Payload,
+}
+
+/// Something `update` asks the event loop to do, because it needs the terminal itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Suspend the UI and open `path` in `$EDITOR`; write `create` there first when the file
+    /// does not exist yet. The loop sends [`Action::PayloadsChanged`] afterwards.
+    Edit {
+        path: PathBuf,
+        create: Option<String>,
+    },
+}
+
+/// What the user is typing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    pub purpose: InputPurpose,
+    pub text: String,
+    /// The selection before a search started, restored on cancel.
+    pub before: Option<(Side, NodeId)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputPurpose {
+    Filter,
+    Search(Side),
+}
+
+/// A confirmed search, kept for `n`/`N`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Search {
+    pub side: Side,
+    pub query: String,
+}
+
+pub struct App {
+    pub sources: Vec<Source>,
+    pub entries: Vec<Entry>,
+    /// Entry indices that pass the filter, in list order.
+    pub visible: Vec<usize>,
+    pub filter: String,
+    /// Position in `visible`.
+    pub cursor: usize,
+    pub list: RefCell<ListState>,
+    pub view: Option<ToolView>,
+    pub focus: Pane,
+    /// The tree the detail pane describes when neither tree has focus.
+    pub last_tree: Side,
+    pub options: Options,
+    pub theme: Theme,
+    pub mouse: bool,
+    pub input: Option<Input>,
+    pub search: Option<Search>,
+    pub overlay: Option<Overlay>,
+    /// The payload selected in the payload panel; `None` until the panel is used, so the
+    /// trees carry no rejection marks before the user asks for them.
+    pub payload: Option<usize>,
+    pub payload_list: RefCell<ListState>,
+    /// What the detail pane describes when it has focus itself.
+    pub detail_of: DetailOf,
+    /// Work for the event loop that needs the terminal (running an editor).
+    pub effect: Option<Effect>,
+    /// Text to put on the clipboard: an effect for the event loop to perform, so `update`
+    /// itself never writes to the terminal.
+    pub clipboard: Option<String>,
+    pub detail_scroll: u16,
+    /// The terminal's size, for layout-dependent actions (paging, mouse hits).
+    pub size: Rect,
+    pub message: Option<String>,
+    pub quit: bool,
+}
+
+fn load(path: &Path) -> Source {
+    let manifest = manifest::load_path(path, None).map_err(|e| e.to_string());
+    let path = match &manifest {
+        Ok(m) => m.origin.clone(),
+        Err(_) => path.display().to_string(),
+    };
+    Source::new(path, manifest)
+}
+
+impl App {
+    pub fn load(files: &[PathBuf], options: Options, theme: Theme, mouse: bool) -> App {
+        let sources = files.iter().map(|f| load(f)).collect();
+        App::new(sources, options, theme, mouse)
+    }
+
+    pub fn new(sources: Vec<Source>, options: Options, theme: Theme, mouse: bool) -> App {
+        let mut entries = Vec::new();
+        for (i, source) in sources.iter().enumerate() {
+            match &source.manifest {
+                Ok(m) if !m.tools.is_empty() => {
+                    entries.extend((0..m.tools.len()).map(|t| Entry::Tool { source: i, tool: t }))
+                }
+                _ => entries.push(Entry::Problem { source: i }),
+            }
+        }
+        let mut app = App {
+            sources,
+            visible: (0..entries.len()).collect(),
+            entries,
+            filter: String::new(),
+            cursor: 0,
+            list: RefCell::new(ListState::default().with_selected(Some(0))),
+            view: None,
+            focus: Pane::Original,
+            last_tree: Side::Original,
+            options,
+            theme,
+            mouse,
+            input: None,
+            search: None,
+            overlay: None,
+            payload: None,
+            payload_list: RefCell::new(ListState::default()),
+            detail_of: DetailOf::Tree,
+            effect: None,
+            clipboard: None,
+            detail_scroll: 0,
+            size: Rect::new(0, 0, 80, 24),
+            message: None,
+            quit: false,
+        };
+        app.show_cursor_entry();
+        app
+    }
+
+    pub fn context(&self) -> Context {
+        if self.overlay.is_some() {
+            Context::Overlay
+        } else if self.input.is_some() {
+            Context::Input
+        } else {
+            Context::Pane(self.focus)
+        }
+    }
+
+    pub fn tool(&self, entry: usize) -> Option<(&Source, &Tool)> {
+        match self.entries.get(entry)? {
+            Entry::Tool { source, tool } => {
+                let s = &self.sources[*source];
+                Some((s, &s.manifest.as_ref().ok()?.tools[*tool]))
+            }
+            Entry::Problem { .. } => None,
+        }
+    }
+
+    pub fn source_of(&self, entry: usize) -> Option<&Source> {
+        match self.entries.get(entry)? {
+            Entry::Tool { source, .. } | Entry::Problem { source } => self.sources.get(*source),
+        }
+    }
+
+    /// The text of a problem entry: the load error, or why the file has no tools.
+    pub fn problem(&self, entry: usize) -> Option<String> {
+        match self.entries.get(entry)? {
+            Entry::Problem { source } => {
+                let s = &self.sources[*source];
+                Some(match &s.manifest {
+                    Err(e) => e.clone(),
+                    Ok(_) => format!("{}: no tools found in this file", s.path),
+                })
+            }
+            Entry::Tool { .. } => None,
+        }
+    }
+
+    pub fn current_entry(&self) -> Option<usize> {
+        self.visible.get(self.cursor).copied()
+    }
+
+    /// The tree the detail pane and tree-wide keys act on.
+    pub fn active_side(&self) -> Side {
+        match self.focus {
+            Pane::Original => Side::Original,
+            Pane::Projection => Side::Projection,
+            _ => self.last_tree,
+        }
+    }
+
+    pub fn areas(&self) -> Areas {
+        layout(self.size, self)
+    }
+
+    /// Shows the entry under the cursor, projecting it if it is not shown yet.
+    fn show_cursor_entry(&mut self) {
+        self.list.borrow_mut().select(Some(self.cursor));
+        let entry = self.current_entry();
+        if self.view.as_ref().map(|v| v.entry) == entry {
+            return;
+        }
+        self.view = entry.and_then(|e| self.build_view(e, None));
+        self.detail_scroll = 0;
+        self.payload = None;
+        *self.payload_list.borrow_mut() = ListState::default();
+        if self.focus == Pane::Payloads {
+            self.select_payload(0);
+        }
+        self.link_from(self.last_tree);
+    }
+
+    pub fn payload_row(&self) -> Option<&PayloadRow> {
+        self.view.as_ref()?.payloads.get(self.payload?)
+    }
+
+    /// Selects payload `index` (clamped) and marks the nodes that reject it in both trees,
+    /// unfolding to them so they can be seen.
+    fn select_payload(&mut self, index: usize) {
+        let Some(view) = &mut self.view else { return };
+        if view.payloads.is_empty() {
+            self.payload = None;
+            return;
+        }
+        let index = index.min(view.payloads.len() - 1);
+        self.payload = Some(index);
+        self.payload_list.borrow_mut().select(Some(index));
+        self.detail_scroll = 0;
+        let row = &view.payloads[index];
+        for (i, original) in [(0, true), (1, false)] {
+            let pane = &mut view.panes[i];
+            let mut ids: Vec<NodeId> = match &row.verdict {
+                Ok(v) => payloads::error_nodes(v, original)
+                    .iter()
+                    .filter_map(|p| pane.tree.nearest(p))
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            ids.sort_unstable();
+            ids.dedup();
+            for &id in &ids {
+                pane.unfold_to(id);
+            }
+            pane.rejecting = ids;
+        }
+    }
+
+    fn move_payload(&mut self, delta: isize) {
+        let n = self.view.as_ref().map_or(0, |v| v.payloads.len());
+        if n == 0 {
+            return;
+        }
+        let current = self.payload.unwrap_or(0) as isize;
+        let target = (current + delta).clamp(0, n as isize - 1) as usize;
+        self.select_payload(target);
+    }
+
+    /// Selects the first node that rejects the payload, original tree first.
+    fn goto_rejecting(&mut self) {
+        for side in [Side::Original, Side::Projection] {
+            let first = self
+                .pane_mut(side)
+                .and_then(|p| p.rejecting.first().copied());
+            if let Some(id) = first {
+                self.focus_tree(side);
+                if let Some(pane) = self.pane_mut(side) {
+                    pane.reveal(id);
+                }
+                self.after_select(side);
+                return;
+            }
+        }
+        self.message = Some("no node rejects this payload".to_owned());
+    }
+
+    fn edit_payload(&mut self, new: bool) {
+        let Some(view) = &self.view else { return };
+        if !new {
+            match self.payload_row() {
+                Some(row) => {
+                    self.effect = Some(Effect::Edit {
+                        path: row.path.clone(),
+                        create: None,
+                    })
+                }
+                None => self.message = Some("no payload selected".to_owned()),
+            }
+            return;
+        }
+        let Some((source, tool)) = self.tool(view.entry) else {
+            return;
+        };
+        let tools = source.manifest.as_ref().map_or(1, |m| m.tools.len());
+        let (Some(path), Some(projection)) = (
+            payloads::new_payload_path(&source.path, &tool.name, tools),
+            &view.projection,
+        ) else {
+            self.message = Some(
+                "no place for a new payload (tool name unusable as a folder, or projection failed)"
+                    .to_owned(),
+            );
+            return;
+        };
+        let skeleton = payloads::skeleton(tool, projection).unwrap_or_else(|| "{}".to_owned());
+        self.effect = Some(Effect::Edit {
+            path,
+            create: Some(skeleton),
+        });
+    }
+
+    /// Re-reads every payload of the shown tool (after an edit), keeping the selection on
+    /// `path` when given.
+    fn reload_payloads(&mut self, path: Option<&Path>) {
+        let Some(entry) = self.view.as_ref().map(|v| v.entry) else {
+            return;
+        };
+        if let Some(Entry::Tool { source, .. }) = self.entries.get(entry).copied() {
+            let s = &mut self.sources[source];
+            if let Ok(m) = &s.manifest {
+                s.payload_files = payloads::discover_for(&s.path, m);
+            }
+        }
+        let (Some((source, tool)), Some(Entry::Tool { tool: index, .. })) =
+            (self.tool(entry), self.entries.get(entry))
+        else {
+            return;
+        };
+        let Some(projection) = self.view.as_ref().and_then(|v| v.projection.as_ref()) else {
+            return;
+        };
+        let (rows, error) = payloads::check_all(&source.payload_files, *index, tool, projection);
+        let at = path
+            .and_then(|p| rows.iter().position(|r| r.path == p))
+            .or(self.payload);
+        if let Some(view) = &mut self.view {
+            view.payloads = rows;
+            view.payload_error = error;
+        }
+        if let Some(i) = at {
+            self.select_payload(i);
+        }
+    }
+
+    /// Projects tool `entry` and builds both trees. `keep` carries selection and unfolded
+    /// pointers over from a previous view of the same tool (mode switch).
+    fn build_view(&self, entry: usize, keep: Option<Kept>) -> Option<ToolView> {
+        let (source, tool) = self.tool(entry)?;
+        let result = project_tool(tool, &self.options);
+        let (projection, error, stopped_at) = match result {
+            Ok(p) => (Some(p), None, None),
+            Err(e) => {
+                let at = format!(
+                    "{}{}",
+                    tool.schema_pointer.as_deref().unwrap_or(""),
+                    e.pointer()
+                );
+                let message = format!(
+                    "{} (tool \"{}\", at {}): {e}",
+                    source.path,
+                    escape(&tool.name),
+                    if at.is_empty() { "/" } else { &at }
+                );
+                (None, Some(message), Some(e.pointer().to_owned()))
+            }
+        };
+        let trace = projection.as_ref().map_or(&[][..], |p| &p.trace[..]);
+        let original = SchemaTree::build(&tool.schema, Side::Original, trace, "root");
+        let projected = match &projection {
+            Some(p) => SchemaTree::build(&p.schema, Side::Projection, trace, "root"),
+            None => SchemaTree::default(),
+        };
+        let (payloads, payload_error) = match (&projection, self.entries.get(entry)) {
+            (Some(p), Some(Entry::Tool { tool: index, .. })) => {
+                payloads::check_all(&source.payload_files, *index, tool, p)
+            }
+            _ => (Vec::new(), None),
+        };
+        let view = ToolView {
+            entry,
+            panes: [
+                TreePane::new(original, self.theme),
+                TreePane::new(projected, self.theme),
+            ],
+            projection,
+            error,
+            payloads,
+            payload_error,
+        };
+        for pane in &view.panes {
+            pane.open_initial(40);
+            if !pane.tree.is_empty() {
+                pane.state.borrow_mut().select(vec![0]);
+            }
+        }
+        if let Some(kept) = keep {
+            for (pane, opened) in view.panes.iter().zip(&kept.opened) {
+                for p in opened {
+                    if let Some(id) = pane.tree.find(p) {
+                        pane.state.borrow_mut().open(pane.tree.path(id));
+                    }
+                }
+            }
+            let pane = view.pane(kept.side);
+            if let Some(id) = pane.tree.nearest(&kept.selected) {
+                pane.reveal(id);
+            }
+        } else if let Some(stopped_at) = stopped_at {
+            // Show where projection stopped: that node is what the user has to fix.
+            let pane = view.pane(Side::Original);
+            if let Some(id) = pane.tree.nearest(&stopped_at) {
+                pane.reveal(id);
+            }
+        }
+        Some(view)
+    }
+
+    /// Links the other tree to `side`'s selection: selects and reveals the first counterpart
+    /// and marks all of them.
+    fn link_from(&mut self, side: Side) {
+        let Some(view) = &mut self.view else { return };
+        let (Some(projection), Some(selected)) =
+            (&view.projection, view.panes[side.index()].selected())
+        else {
+            return;
+        };
+        let from = &view.panes[side.index()].tree;
+        let mut pointer = from.node(selected).pointer.as_str();
+        // A node the projection dropped has no link of its own; its closest ancestor that has
+        // one is where it went.
+        let counterparts = loop {
+            let found = match side {
+                Side::Original => projection.links.projections(pointer),
+                Side::Projection => projection.links.originals(pointer),
+            };
+            if !found.is_empty() {
+                break found;
+            }
+            match schemalens::pointer::parent(pointer) {
+                Some(p) => pointer = p,
+                None => break &[][..],
+            }
+        };
+        let other = &view.panes[side.other().index()];
+        let mut linked: Vec<NodeId> = counterparts
+            .iter()
+            .filter_map(|p| other.tree.nearest(p))
+            .collect();
+        linked.dedup();
+        // The node at the same pointer is the natural counterpart (a flattened union and the
+        // union it came from), ahead of the definitions that were inlined into it.
+        let same = other.tree.find(pointer);
+        if let Some(i) = same.and_then(|s| linked.iter().position(|&l| l == s)) {
+            let node = linked.remove(i);
+            linked.insert(0, node);
+        }
+        if let Some(&first) = linked.first() {
+            other.reveal(first);
+        }
+        view.panes[side.other().index()].linked = linked;
+        view.panes[side.index()].linked.clear();
+    }
+
+    /// Most lines of JSON the JSON screen shows per side.
+    const JSON_LINES: usize = 20_000;
+
+    fn open_json(&mut self) {
+        let Some(view) = &self.view else {
+            self.message = Some("no tool to show".to_owned());
+            return;
+        };
+        let Some((_, tool)) = self.tool(view.entry) else {
+            return;
+        };
+        let original = overlay::json_lines(&tool.schema, self.theme, Self::JSON_LINES);
+        let projection = match (&view.projection, &view.error) {
+            (Some(p), _) => overlay::json_lines(&p.schema, self.theme, Self::JSON_LINES),
+            (None, Some(e)) => super::render::error_text(self, "Projection failed", e),
+            (None, None) => Vec::new(),
+        };
+        self.overlay = Some(Overlay::Json {
+            scroll: 0,
+            original,
+            projection,
+        });
+    }
+
+    fn yank(&mut self, action: Action) {
+        let Some(view) = &self.view else {
+            self.message = Some("nothing to copy".to_owned());
+            return;
+        };
+        let side = self.active_side();
+        let pointer = self.selected_pointer(side).map(str::to_owned);
+        let (what, text) = match action {
+            Action::YankSchema => match &view.projection {
+                Some(p) => (
+                    "projected schema",
+                    serde_json::to_string_pretty(&p.schema).ok(),
+                ),
+                None => ("projected schema", None),
+            },
+            Action::YankPointer => ("pointer", pointer.map(|p| format!("#{p}"))),
+            _ => {
+                let schema = match side {
+                    Side::Original => self.tool(view.entry).map(|(_, t)| &t.schema),
+                    Side::Projection => view.projection.as_ref().map(|p| &p.schema),
+                };
+                let node = pointer
+                    .as_deref()
+                    .zip(schema)
+                    .and_then(|(p, s)| s.pointer(p));
+                (
+                    "node JSON",
+                    node.and_then(|v| serde_json::to_string_pretty(v).ok()),
+                )
+            }
+        };
+        match text {
+            Some(text) => {
+                self.message = Some(format!(
+                    "copied the {what} ({} bytes) to the clipboard (OSC 52)",
+                    text.len()
+                ));
+                self.clipboard = Some(text);
+            }
+            None => self.message = Some(format!("no {what} to copy")),
+        }
+    }
+
+    /// Focuses `side`'s tree and selects the node at `pointer` (or its closest ancestor),
+    /// linking the other tree, as if the user had navigated there.
+    // Not bound to a key yet: tests drive it, and the payload panel will point at the nodes
+    // that reject a payload through it.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn select_pointer(&mut self, side: Side, pointer: &str) -> bool {
+        let Some(id) = self.pane_mut(side).and_then(|p| p.tree.nearest(pointer)) else {
+            return false;
+        };
+        self.focus_tree(side);
+        if let Some(pane) = self.pane_mut(side) {
+            pane.reveal(id);
+        }
+        self.after_select(side);
+        true
+    }
+
+    /// The pointer of the node selected in `side`'s tree.
+    pub fn selected_pointer(&self, side: Side) -> Option<&str> {
+        let pane = self.view.as_ref()?.pane(side);
+        pane.selected()
+            .map(|id| pane.tree.node(id).pointer.as_str())
+    }
+
+    fn pane_mut(&self, side: Side) -> Option<&TreePane> {
+        self.view.as_ref().map(|v| v.pane(side))
+    }
+
+    fn tree_rows(&self, side: Side) -> usize {
+        let areas = self.areas();
+        areas.trees[side.index()].map_or(10, |r| r.height.saturating_sub(2) as usize)
+    }
+
+    fn detail_rows(&self) -> u16 {
+        self.areas()
+            .detail
+            .map_or(5, |r| r.height.saturating_sub(2))
+    }
+
+    fn move_cursor(&mut self, delta: isize) {
+        if self.visible.is_empty() {
+            return;
+        }
+        let last = self.visible.len() as isize - 1;
+        self.cursor = (self.cursor as isize + delta).clamp(0, last) as usize;
+        self.show_cursor_entry();
+    }
+
+    fn apply_filter(&mut self) {
+        let needle = self.filter.to_lowercase();
+        let current = self.current_entry();
+        self.visible = (0..self.entries.len())
+            .filter(|&e| needle.is_empty() || self.entry_text(e).to_lowercase().contains(&needle))
+            .collect();
+        self.cursor = current
+            .and_then(|c| self.visible.iter().position(|&v| v == c))
+            .unwrap_or(0);
+        *self.list.borrow_mut() = ListState::default();
+        self.show_cursor_entry();
+    }
+
+    /// The text the filter matches: tool name and file.
+    pub fn entry_text(&self, entry: usize) -> String {
+        match (self.tool(entry), self.source_of(entry)) {
+            (Some((source, tool)), _) => format!("{} {}", tool.name, source.path),
+            (None, Some(source)) => source.path.clone(),
+            _ => String::new(),
+        }
+    }
+
+    fn tree_step(&mut self, side: Side, delta: isize) {
+        if let Some(pane) = self.pane_mut(side) {
+            pane.step(delta);
+        }
+        self.after_select(side);
+    }
+
+    fn after_select(&mut self, side: Side) {
+        self.detail_scroll = 0;
+        self.link_from(side);
+    }
+
+    fn set_mode(&mut self, mode: Mode) {
+        self.options.mode = mode;
+        let Some(view) = self.view.take() else { return };
+        let side = self.active_side();
+        let selected = view
+            .pane(side)
+            .selected()
+            .map(|id| view.pane(side).tree.node(id).pointer.clone())
+            .unwrap_or_default();
+        // Projection pointers change meaning between modes; keep what the user unfolded in
+        // the original, and the selection of whichever tree they were in.
+        let kept = Kept {
+            side,
+            selected,
+            opened: [view.panes[0].opened_pointers(), Vec::new()],
+        };
+        let kept = if side == Side::Projection {
+            // The same projection pointer may not exist in the other mode; fall back to the
+            // original counterpart of the selection.
+            let original = view
+                .projection
+                .as_ref()
+                .and_then(|p| p.links.originals(&kept.selected).first().cloned());
+            match original {
+                Some(o) => Kept {
+                    side: Side::Original,
+                    selected: o,
+                    ..kept
+                },
+                None => kept,
+            }
+        } else {
+            kept
+        };
+        let link_side = kept.side;
+        self.view = self.build_view(view.entry, Some(kept));
+        self.link_from(link_side);
+        if let Some(i) = self.payload {
+            self.select_payload(i);
+        }
+        self.message = Some(format!("projected again in {mode} mode"));
+    }
+
+    fn search_step(&mut self, forward: bool) {
+        let Some(search) = self.search.clone() else {
+            self.message = Some("no search yet: press / in a tree".to_owned());
+            return;
+        };
+        if self.find_match(search.side, &search.query, forward, false) {
+            self.after_select(search.side);
+        } else {
+            self.message = Some(format!("no match for {:?}", search.query));
+        }
+    }
+
+    /// Selects the next node (in document order, folded ones included) matching `query`.
+    /// `inclusive` lets the current node match, for search-as-you-type.
+    fn find_match(&mut self, side: Side, query: &str, forward: bool, inclusive: bool) -> bool {
+        let Some(pane) = self.pane_mut(side) else {
+            return false;
+        };
+        let needle = query.to_lowercase();
+        let n = pane.tree.nodes.len();
+        if n == 0 || needle.is_empty() {
+            return false;
+        }
+        let start = pane.selected().map_or(0, |s| s as usize);
+        let order: Vec<usize> = if forward {
+            let first = if inclusive { 0 } else { 1 };
+            (first..=n).map(|i| (start + i) % n).collect()
+        } else {
+            (1..=n).map(|i| (start + n - i) % n).collect()
+        };
+        let hit = order
+            .into_iter()
+            .find(|&i| pane.tree.nodes[i].haystack.contains(&needle));
+        match hit {
+            Some(i) => {
+                pane.reveal(i as NodeId);
+                let total = pane
+                    .tree
+                    .nodes
+                    .iter()
+                    .filter(|n| n.haystack.contains(&needle))
+                    .count();
+                let index = pane.tree.nodes[..=i]
+                    .iter()
+                    .filter(|n| n.haystack.contains(&needle))
+                    .count();
+                self.message = Some(format!("match {index}/{total} for {query:?}"));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn focus_tree(&mut self, side: Side) {
+        self.focus = match side {
+            Side::Original => Pane::Original,
+            Side::Projection => Pane::Projection,
+        };
+        self.focus_changed();
+    }
+
+    /// Keeps what the detail pane describes in step with where the user is.
+    fn focus_changed(&mut self) {
+        match self.focus {
+            Pane::Original | Pane::Projection => {
+                self.last_tree = self.active_side();
+                self.detail_of = DetailOf::Tree;
+            }
+            Pane::Payloads => {
+                self.detail_of = DetailOf::Payload;
+                if self.payload.is_none() {
+                    self.select_payload(0);
+                }
+            }
+            Pane::Tools | Pane::Detail => {}
+        }
+    }
+
+    fn click(&mut self, column: u16, row: u16) {
+        let areas = self.areas();
+        let pos = Position::new(column, row);
+        if let Some(tools) = areas.tools
+            && tools.contains(pos)
+        {
+            self.focus = Pane::Tools;
+            let offset = self.list.borrow().offset();
+            let index = offset + row.saturating_sub(tools.y + 1) as usize;
+            if row > tools.y && index < self.visible.len() {
+                self.cursor = index;
+                self.show_cursor_entry();
+            }
+            return;
+        }
+        if let Some(list) = areas.payloads
+            && list.contains(pos)
+        {
+            self.focus = Pane::Payloads;
+            self.focus_changed();
+            let offset = self.payload_list.borrow().offset();
+            if row > list.y {
+                self.select_payload(offset + (row - list.y - 1) as usize);
+            }
+            return;
+        }
+        for side in [Side::Original, Side::Projection] {
+            if let Some(area) = areas.trees[side.index()]
+                && area.contains(pos)
+            {
+                self.focus_tree(side);
+                let clicked = self
+                    .pane_mut(side)
+                    .is_some_and(|p| p.state.borrow_mut().click_at(pos));
+                if clicked {
+                    self.after_select(side);
+                }
+                return;
+            }
+        }
+        if let Some(detail) = areas.detail
+            && detail.contains(pos)
+        {
+            self.focus = Pane::Detail;
+        }
+    }
+
+    fn scroll(&mut self, column: u16, row: u16, down: bool) {
+        const LINES: usize = 3;
+        let areas = self.areas();
+        let pos = Position::new(column, row);
+        if areas.tools.is_some_and(|r| r.contains(pos)) {
+            self.move_cursor(if down { 1 } else { -1 });
+            return;
+        }
+        if areas.payloads.is_some_and(|r| r.contains(pos)) {
+            self.move_payload(if down { 1 } else { -1 });
+            return;
+        }
+        for side in [Side::Original, Side::Projection] {
+            if areas.trees[side.index()].is_some_and(|r| r.contains(pos)) {
+                if let Some(pane) = self.pane_mut(side) {
+                    let mut state = pane.state.borrow_mut();
+                    if down {
+                        state.scroll_down(LINES);
+                    } else {
+                        state.scroll_up(LINES);
+                    }
+                }
+                return;
+            }
+        }
+        if areas.detail.is_some_and(|r| r.contains(pos)) {
+            self.scroll_detail(if down { LINES as i32 } else { -(LINES as i32) });
+        }
+    }
+
+    fn scroll_detail(&mut self, delta: i32) {
+        let max = self.detail_max_scroll() as i32;
+        self.detail_scroll = (self.detail_scroll as i32 + delta).clamp(0, max) as u16;
+    }
+
+    /// How far the detail pane scrolls: until its last line is at the bottom.
+    pub fn detail_max_scroll(&self) -> u16 {
+        let Some(area) = self.areas().detail else {
+            return 0;
+        };
+        let width = area.width.saturating_sub(2);
+        let lines = super::detail::lines(self, width);
+        let rows = super::render::wrap(&lines, width).len();
+        rows.saturating_sub(area.height.saturating_sub(2) as usize)
+            .min(u16::MAX as usize) as u16
+    }
+
+    fn end_input(&mut self, keep: bool) {
+        let Some(input) = self.input.take() else {
+            return;
+        };
+        match input.purpose {
+            InputPurpose::Filter => {
+                if !keep {
+                    self.filter.clear();
+                    self.apply_filter();
+                }
+            }
+            InputPurpose::Search(side) => {
+                if keep && !input.text.is_empty() {
+                    self.search = Some(Search {
+                        side,
+                        query: input.text,
+                    });
+                } else if let Some((side, id)) = input.before {
+                    if let Some(pane) = self.pane_mut(side) {
+                        pane.reveal(id);
+                    }
+                    self.after_select(side);
+                    self.message = None;
+                }
+            }
+        }
+    }
+
+    fn input_changed(&mut self) {
+        let Some(input) = &self.input else { return };
+        match input.purpose {
+            InputPurpose::Filter => {
+                self.filter = input.text.clone();
+                self.apply_filter();
+            }
+            InputPurpose::Search(side) => {
+                let query = input.text.clone();
+                if let Some((_, before)) = input.before
+                    && let Some(pane) = self.pane_mut(side)
+                {
+                    // Search as you type starts from where the search began, so narrowing the
+                    // query can move back to an earlier, better match.
+                    pane.reveal(before);
+                }
+                if query.is_empty() {
+                    self.message = None;
+                } else if self.find_match(side, &query, true, true) {
+                    self.after_select(side);
+                } else {
+                    self.message = Some(format!("no match for {query:?}"));
+                }
+            }
+        }
+    }
+}
+
+/// What survives a re-projection of the same tool.
+struct Kept {
+    side: Side,
+    selected: String,
+    opened: [Vec<String>; 2],
+}
+
+/// Applies one action. The only function that changes the [`App`].
+pub fn update(app: &mut App, action: Action) {
+    if !matches!(action, Action::Resize { .. }) {
+        app.message = None;
+    }
+    if let Some(overlay) = &app.overlay {
+        let scroll = overlay.scroll();
+        let max = overlay::max_scroll(app, overlay, app.size);
+        let page = app.size.height.saturating_sub(4).max(1);
+        let to = match action {
+            Action::CloseOverlay => {
+                app.overlay = None;
+                return;
+            }
+            Action::Down => scroll.saturating_add(1),
+            Action::Up => scroll.saturating_sub(1),
+            Action::PageDown => scroll.saturating_add(page),
+            Action::PageUp => scroll.saturating_sub(page),
+            Action::Top => 0,
+            Action::Bottom => max,
+            Action::Resize { width, height } => {
+                app.size = Rect::new(0, 0, width, height);
+                scroll
+            }
+            _ => scroll,
+        };
+        if let Some(overlay) = &mut app.overlay {
+            overlay.set_scroll(to.min(max));
+        }
+        return;
+    }
+    if let Some(input) = &mut app.input {
+        match action {
+            Action::InputChar(c) => {
+                input.text.push(c);
+                app.input_changed();
+            }
+            Action::InputBackspace => {
+                input.text.pop();
+                app.input_changed();
+            }
+            Action::InputConfirm => app.end_input(true),
+            Action::InputCancel => app.end_input(false),
+            Action::Down | Action::Up => {
+                let forward = action == Action::Down;
+                match input.purpose {
+                    InputPurpose::Filter => app.move_cursor(if forward { 1 } else { -1 }),
+                    InputPurpose::Search(side) => {
+                        let query = input.text.clone();
+                        if app.find_match(side, &query, forward, false) {
+                            app.after_select(side);
+                        }
+                    }
+                }
+            }
+            Action::Resize { width, height } => app.size = Rect::new(0, 0, width, height),
+            _ => {}
+        }
+        return;
+    }
+    let side = app.active_side();
+    let in_tree = matches!(app.focus, Pane::Original | Pane::Projection);
+    match action {
+        Action::Quit => app.quit = true,
+        Action::Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
+        Action::JsonView => app.open_json(),
+        Action::Rules => {
+            app.overlay = Some(Overlay::Rules {
+                scroll: 0,
+                lines: overlay::rules_lines(app.theme),
+            })
+        }
+        Action::CloseOverlay => {}
+        Action::YankNode | Action::YankSchema | Action::YankPointer => app.yank(action),
+        Action::FocusNext | Action::FocusPrev => {
+            let cycle = Pane::CYCLE;
+            let i = cycle.iter().position(|p| *p == app.focus).unwrap_or(0);
+            let step = if action == Action::FocusNext {
+                1
+            } else {
+                cycle.len() - 1
+            };
+            app.focus = cycle[(i + step) % cycle.len()];
+            app.focus_changed();
+        }
+        Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+            let sign: isize = if matches!(action, Action::Up | Action::PageUp) {
+                -1
+            } else {
+                1
+            };
+            let page = matches!(action, Action::PageUp | Action::PageDown);
+            match app.focus {
+                Pane::Tools => {
+                    let rows =
+                        app.areas().tools.map_or(10, |r| r.height.saturating_sub(2)) as isize;
+                    app.move_cursor(sign * if page { rows.max(1) } else { 1 });
+                }
+                Pane::Original | Pane::Projection => {
+                    let rows = app.tree_rows(side) as isize;
+                    app.tree_step(side, sign * if page { rows.max(1) } else { 1 });
+                }
+                Pane::Detail => {
+                    let rows = if page { app.detail_rows() as i32 } else { 1 };
+                    app.scroll_detail(sign as i32 * rows);
+                }
+                Pane::Payloads => {
+                    let rows = app
+                        .areas()
+                        .payloads
+                        .map_or(5, |r| r.height.saturating_sub(2))
+                        as isize;
+                    app.move_payload(sign * if page { rows.max(1) } else { 1 });
+                }
+            }
+        }
+        Action::Top | Action::Bottom => {
+            let big = if action == Action::Top {
+                isize::MIN / 2
+            } else {
+                isize::MAX / 2
+            };
+            match app.focus {
+                Pane::Tools => app.move_cursor(big),
+                Pane::Payloads => app.move_payload(big),
+                Pane::Original | Pane::Projection => app.tree_step(side, big),
+                Pane::Detail => {
+                    app.detail_scroll = if action == Action::Top {
+                        0
+                    } else {
+                        app.detail_max_scroll()
+                    }
+                }
+            }
+        }
+        Action::Left | Action::Right | Action::Toggle | Action::Parent if in_tree => {
+            let Some(pane) = app.pane_mut(side) else {
+                return;
+            };
+            let Some(id) = pane.selected() else { return };
+            let node = pane.tree.node(id);
+            let path = pane.tree.path(id);
+            let is_open = pane.state.borrow().opened().contains(&path);
+            let has_children = !node.children.is_empty();
+            let mut moved = false;
+            {
+                let mut state = pane.state.borrow_mut();
+                match action {
+                    Action::Left if is_open => {
+                        state.close(&path);
+                    }
+                    Action::Left | Action::Parent => {
+                        if let Some(parent) = node.parent {
+                            state.select(pane.tree.path(parent));
+                            moved = true;
+                        }
+                    }
+                    Action::Right if has_children && !is_open => {
+                        state.open(path);
+                    }
+                    Action::Right => {
+                        if let Some(&first) = node.children.first() {
+                            state.select(pane.tree.path(first));
+                            moved = true;
+                        }
+                    }
+                    _ => {
+                        if has_children {
+                            state.toggle(path);
+                        }
+                    }
+                }
+            }
+            if moved {
+                app.after_select(side);
+            }
+        }
+        Action::ExpandAll | Action::CollapseAll => {
+            let Some(pane) = app.pane_mut(side) else {
+                return;
+            };
+            if action == Action::ExpandAll {
+                pane.open_all();
+            } else {
+                let mut state = pane.state.borrow_mut();
+                state.close_all();
+                // A folded root shows one row and nothing to read; keep it open.
+                state.open(vec![0]);
+                let selected = state.selected().to_vec();
+                if selected.len() > 2 {
+                    state.select(selected[..2].to_vec());
+                }
+            }
+            app.after_select(side);
+        }
+        Action::ToggleMode => {
+            let mode = match app.options.mode {
+                Mode::Inline => Mode::Flat,
+                Mode::Flat => Mode::Inline,
+            };
+            app.set_mode(mode);
+        }
+        Action::Search => {
+            if !in_tree {
+                app.focus_tree(side);
+            }
+            let before = app
+                .pane_mut(side)
+                .and_then(|p| p.selected())
+                .map(|id| (side, id));
+            app.input = Some(Input {
+                purpose: InputPurpose::Search(side),
+                text: String::new(),
+                before,
+            });
+        }
+        Action::NextMatch => app.search_step(true),
+        Action::PrevMatch => app.search_step(false),
+        Action::Filter => {
+            app.focus = Pane::Tools;
+            app.input = Some(Input {
+                purpose: InputPurpose::Filter,
+                text: app.filter.clone(),
+                before: None,
+            });
+        }
+        Action::OpenTool => app.focus_tree(Side::Original),
+        Action::EditPayload => app.edit_payload(false),
+        Action::NewPayload => app.edit_payload(true),
+        Action::GotoRejecting => app.goto_rejecting(),
+        Action::PayloadsChanged => {
+            let path = app.effect.take().map(|Effect::Edit { path, .. }| path);
+            app.reload_payloads(path.as_deref());
+        }
+        Action::NextTool => app.move_cursor(1),
+        Action::PrevTool => app.move_cursor(-1),
+        Action::Click { column, row } => app.click(column, row),
+        Action::ScrollUp { column, row } => app.scroll(column, row, false),
+        Action::ScrollDown { column, row } => app.scroll(column, row, true),
+        Action::Resize { width, height } => app.size = Rect::new(0, 0, width, height),
+        Action::Left | Action::Right | Action::Toggle | Action::Parent => {}
+        Action::InputChar(_)
+        | Action::InputBackspace
+        | Action::InputConfirm
+        | Action::InputCancel => {}
+    }
+}

@@ -1,0 +1,353 @@
+//! Full-screen views over the panes: help (from the key table), the JSON of the whole tool,
+//! and the rules screen (every rule with a before/after the engine computes live).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
+use serde_json::Value;
+
+use schemalens::projection::Rule;
+use schemalens::{Options, Recursion};
+
+use super::app::App;
+use super::render::{help_lines, wrap};
+use super::text::escape;
+use super::theme::Theme;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    Help {
+        scroll: u16,
+    },
+    /// Built when opened: serializing a large schema on every frame would be slow.
+    Json {
+        scroll: u16,
+        original: Vec<Line<'static>>,
+        projection: Vec<Line<'static>>,
+    },
+    Rules {
+        scroll: u16,
+        lines: Vec<Line<'static>>,
+    },
+}
+
+impl Overlay {
+    pub fn scroll(&self) -> u16 {
+        match self {
+            Overlay::Help { scroll }
+            | Overlay::Json { scroll, .. }
+            | Overlay::Rules { scroll, .. } => *scroll,
+        }
+    }
+
+    pub fn set_scroll(&mut self, value: u16) {
+        match self {
+            Overlay::Help { scroll }
+            | Overlay::Json { scroll, .. }
+            | Overlay::Rules { scroll, .. } => *scroll = value,
+        }
+    }
+
+    fn title(&self) -> &'static str {
+        match self {
+            Overlay::Help { .. } => " Help ",
+            Overlay::Json { .. } => " JSON ",
+            Overlay::Rules { .. } => " Rules: what the projection does, with examples ",
+        }
+    }
+}
+
+/// Where the overlay goes in a terminal of `area`: all of it but the status bar.
+fn frame_area(area: Rect) -> Rect {
+    Rect::new(area.x, area.y, area.width, area.height.saturating_sub(1))
+}
+
+/// The last useful scroll position.
+pub fn max_scroll(app: &App, overlay: &Overlay, area: Rect) -> u16 {
+    let inner = Block::bordered().inner(frame_area(area));
+    let rows = match overlay {
+        Overlay::Help { .. } => wrap(&help_lines(app), inner.width).len(),
+        Overlay::Rules { lines, .. } => wrap(lines, inner.width).len(),
+        // JSON lines are cut, not wrapped.
+        Overlay::Json {
+            original,
+            projection,
+            ..
+        } => original.len().max(projection.len()),
+    };
+    rows.saturating_sub(inner.height as usize)
+        .min(u16::MAX as usize) as u16
+}
+
+pub fn render(app: &App, overlay: &Overlay, frame: &mut Frame) {
+    let area = frame_area(frame.area());
+    let scroll = overlay.scroll().min(max_scroll(app, overlay, frame.area()));
+    let block = Block::bordered()
+        .border_type(BorderType::Double)
+        .title(overlay.title())
+        .title_bottom(Line::from(" j/k scroll · Esc close ").right_aligned())
+        .border_style(app.theme.border(true));
+    frame.render_widget(Clear, area);
+    let width = block.inner(area).width;
+    match overlay {
+        Overlay::Help { .. } => frame.render_widget(
+            Paragraph::new(wrap(&help_lines(app), width))
+                .block(block)
+                .scroll((scroll, 0)),
+            area,
+        ),
+        Overlay::Rules { lines, .. } => frame.render_widget(
+            Paragraph::new(wrap(lines, width))
+                .block(block)
+                .scroll((scroll, 0)),
+            area,
+        ),
+        Overlay::Json {
+            original,
+            projection,
+            ..
+        } => {
+            let inner = block.inner(area);
+            frame.render_widget(block, area);
+            let [left, right] = Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
+                .spacing(2)
+                .areas(inner);
+            let mode = app.options.mode;
+            for (rect, lines, title) in [
+                (left, original, "original".to_owned()),
+                (right, projection, format!("projection ({mode})")),
+            ] {
+                let mut shown = vec![Line::styled(title, app.theme.heading())];
+                shown.extend(lines.iter().skip(scroll as usize).cloned());
+                frame.render_widget(Paragraph::new(shown), rect);
+            }
+        }
+    }
+}
+
+/// Pretty JSON, one styled line each: keys, strings, numbers and literals coloured (NO_COLOR
+/// leaves them plain), text escaped. Stops after `limit` lines.
+pub fn json_lines(value: &Value, theme: Theme, limit: usize) -> Vec<Line<'static>> {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    let mut out: Vec<Line<'static>> = text
+        .lines()
+        .take(limit)
+        .map(|l| highlight_json_line(&escape(l), theme))
+        .collect();
+    let total = text.lines().count();
+    if total > limit {
+        out.push(Line::styled(
+            format!("… {} more lines", total - limit),
+            theme.dim(),
+        ));
+    }
+    out
+}
+
+/// Colours one line of pretty-printed JSON; strings are the only tokens that can contain
+/// structural characters, so scanning for them first is enough.
+fn highlight_json_line(line: &str, theme: Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut rest = line;
+    while !rest.is_empty() {
+        if let Some(start) = rest.find('"') {
+            if start > 0 {
+                spans.push(scalar_span(&rest[..start], theme));
+            }
+            let after = &rest[start + 1..];
+            let mut end = None;
+            let mut escaped = false;
+            for (i, c) in after.char_indices() {
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' => escaped = true,
+                    '"' => {
+                        end = Some(i);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            let end = end.map_or(rest.len(), |e| start + 1 + e + 1);
+            let token = &rest[start..end];
+            let is_key = rest[end..].trim_start().starts_with(':');
+            let style = if is_key {
+                theme.kind()
+            } else {
+                theme.json_string()
+            };
+            spans.push(Span::styled(token.to_owned(), style));
+            rest = &rest[end..];
+        } else {
+            spans.push(scalar_span(rest, theme));
+            break;
+        }
+    }
+    Line::from(spans)
+}
+
+fn scalar_span(text: &str, theme: Theme) -> Span<'static> {
+    let t = text.trim_matches(|c: char| c.is_whitespace() || ",:[]{}".contains(c));
+    let style = if t.is_empty() {
+        Default::default()
+    } else if matches!(t, "true" | "false" | "null") {
+        theme.json_literal()
+    } else {
+        theme.json_number()
+    };
+    Span::styled(text.to_owned(), style)
+}
+
+/// One small example per rule, projected by the engine when the screen opens, so the "after"
+/// is always what this build does.
+struct Example {
+    rule: Rule,
+    summary: &'static str,
+    before: String,
+}
+
+const OBJ_A: &str = r#"{"type":"object","properties":{"kind":{"const":"a"},"x":{"type":"string"}},"required":["kind","x"]}"#;
+
+fn examples() -> Vec<Example> {
+    let du = format!(
+        r#"{{"oneOf":[{OBJ_A},{{"type":"object","properties":{{"kind":{{"const":"b"}},"y":{{"type":"integer"}}}},"required":["kind","y"]}}]}}"#
+    );
+    let nullable = format!(r#"{{"anyOf":[{du},{{"type":"null"}}]}}"#);
+    vec![
+        Example {
+            rule: Rule::RefInline,
+            summary: "every $ref is replaced by its target; unused $defs go away",
+            before: r##"{"$defs":{"Name":{"type":"string","minLength":1}},"type":"object","properties":{"name":{"$ref":"#/$defs/Name"}}}"##.to_owned(),
+        },
+        Example {
+            rule: Rule::Recursion,
+            summary: "a $ref back into itself is unrolled a few levels (here 1), then cut to {}",
+            before: r##"{"$defs":{"Node":{"type":"object","properties":{"next":{"$ref":"#/$defs/Node"}}}},"$ref":"#/$defs/Node"}"##.to_owned(),
+        },
+        Example {
+            rule: Rule::Unresolvable,
+            summary: "a $ref that cannot be resolved (nothing is fetched) becomes {}",
+            before: r#"{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}"#.to_owned(),
+        },
+        Example {
+            rule: Rule::OneofToAnyof,
+            summary: "oneOf becomes anyOf, which accepts a superset",
+            before: r#"{"oneOf":[{"type":"string"},{"type":"integer"}]}"#.to_owned(),
+        },
+        Example {
+            rule: Rule::DiscriminatorStrip,
+            summary: "the OpenAPI discriminator keyword is removed after identifying the union",
+            before: r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"}}},{"type":"object","properties":{"k":{"const":"b"}}}],"discriminator":{"propertyName":"k"}}"#.to_owned(),
+        },
+        Example {
+            rule: Rule::DuDetect,
+            summary: "a union of objects with a literal tag in every branch is discriminated; others stay anyOf, with the reason",
+            before: r#"{"anyOf":[{"type":"string"},{"type":"object","properties":{"k":{"const":"a"}}}]}"#.to_owned(),
+        },
+        Example {
+            rule: Rule::DuObject,
+            summary: "(flat) a discriminated union becomes one object with every branch's properties",
+            before: du.clone(),
+        },
+        Example {
+            rule: Rule::DuEnum,
+            summary: "(flat) the tag becomes an enum of all tags",
+            before: du.clone(),
+        },
+        Example {
+            rule: Rule::RequiredIntersection,
+            summary: "(flat) only properties every branch requires stay required; the rest get a hint",
+            before: du,
+        },
+        Example {
+            rule: Rule::CollisionJoin,
+            summary: "(flat) a property in several branches is joined: deduplicated, widened, kept as anyOf, or unconstrained",
+            before: r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"v":{"type":"string"}}},{"type":"object","properties":{"k":{"const":"b"},"v":{"type":"integer"}}}]}"#.to_owned(),
+        },
+        Example {
+            rule: Rule::ObjectPolicy,
+            summary: "(flat) additionalProperties:false survives only when every branch has it",
+            before: r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"}},"additionalProperties":false},{"type":"object","properties":{"k":{"const":"b"}}}]}"#.to_owned(),
+        },
+        Example {
+            rule: Rule::NullableOptional,
+            summary: "(flat) an optional union keeps its null alternative beside the merged object",
+            before: nullable,
+        },
+        Example {
+            rule: Rule::AllofMerge,
+            summary: "an allOf of object schemas is merged into one object",
+            before: r#"{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"integer"}}}]}"#.to_owned(),
+        },
+        Example {
+            rule: Rule::SoundnessGuard,
+            summary: "where loosening a subschema could reject more (not, if), the keyword is dropped instead",
+            before: r#"{"type":"object","properties":{"x":{"not":{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"v":{"type":"string"}}},{"type":"object","properties":{"k":{"const":"b"},"v":{"type":"integer"}}}]}}}}"#.to_owned(),
+        },
+    ]
+}
+
+/// The rules screen: every rule, what it does, and a before/after from the engine.
+pub fn rules_lines(theme: Theme) -> Vec<Line<'static>> {
+    let mut out = vec![
+        Line::from("inline mode applies rules 1–5; flat mode (the default) applies all of them."),
+        Line::from(
+            "Every rule keeps I-sound: whatever the original accepts, the projection accepts.",
+        ),
+        Line::from(""),
+    ];
+    for example in examples() {
+        let rule = example.rule;
+        let number = rule
+            .number()
+            .map_or_else(|| "guard".to_owned(), |n| format!("rule {n}"));
+        out.push(Line::from(vec![
+            Span::styled(format!("{number} · {}", rule.id()), theme.heading()),
+            Span::raw(format!("  {}", example.summary)),
+        ]));
+        let before: Value = match serde_json::from_str(&example.before) {
+            Ok(v) => v,
+            Err(e) => {
+                out.push(Line::styled(format!("  (bad example: {e})"), theme.error()));
+                continue;
+            }
+        };
+        out.push(Line::from(vec![
+            Span::styled("  before  ", theme.dim()),
+            Span::raw(escape(&before.to_string()).into_owned()),
+        ]));
+        let options = Options {
+            recursion: if rule == Rule::Recursion {
+                Recursion::Unroll(1)
+            } else {
+                Recursion::Unroll(3)
+            },
+            ..Options::flat()
+        };
+        match schemalens::project(&before, &options) {
+            Ok(p) => {
+                out.push(Line::from(vec![
+                    Span::styled("  after   ", theme.dim()),
+                    Span::raw(escape(&p.schema.to_string()).into_owned()),
+                ]));
+                let own: Vec<_> = p.trace.iter().filter(|e| e.rule == rule).collect();
+                for e in own.iter().take(3) {
+                    out.push(Line::from(vec![
+                        Span::styled("  why     ", theme.dim()),
+                        Span::raw(escape(&e.message()).into_owned()),
+                    ]));
+                }
+                if own.is_empty() {
+                    out.push(Line::styled(
+                        "  (this example did not trigger the rule in this build)",
+                        theme.dim(),
+                    ));
+                }
+            }
+            Err(e) => out.push(Line::styled(format!("  after   error: {e}"), theme.error())),
+        }
+        out.push(Line::from(""));
+    }
+    out
+}

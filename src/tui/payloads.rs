@@ -1,0 +1,306 @@
+//! The payload panel: the tool's payload files (the convention of `schemalens check`) with both
+//! verdicts and the class, the nodes that reject them, and why a looser projection accepts.
+
+use std::path::{Path, PathBuf};
+
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use schemalens::manifest::{Manifest, Tool};
+use schemalens::validate::{
+    Checker, Class, Expectation, PayloadFile, SchemaError, Verdict, discover, payload,
+};
+use schemalens::{Mode, Projection};
+
+use super::text::{clip, escape};
+use super::theme::Theme;
+
+/// One payload: a `.json` file, or one line of a `.jsonl` file.
+#[derive(Debug, Clone)]
+pub struct PayloadRow {
+    pub path: PathBuf,
+    /// The 1-based line of a JSON Lines record.
+    pub line: Option<usize>,
+    pub expectation: Option<Expectation>,
+    pub value: Option<Value>,
+    /// The verdict, or why there is none (unreadable file, invalid JSON with file:line:col,
+    /// a schema the validator refuses).
+    pub verdict: Result<Verdict, String>,
+}
+
+impl PayloadRow {
+    pub fn name(&self) -> String {
+        let file = self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        match self.line {
+            Some(line) => format!("{file}:{line}"),
+            None => file,
+        }
+    }
+
+    pub fn class(&self) -> Option<Class> {
+        self.verdict.as_ref().ok().map(|v| v.class)
+    }
+
+    /// Whether the verdict is what the file name promises; `None` without a promise.
+    pub fn agrees(&self, mode: Mode) -> Option<bool> {
+        Some(self.expectation?.agrees(self.class()?, mode))
+    }
+}
+
+/// The payload files of every tool of a manifest loaded from `path`; none for standard input
+/// or a missing folder.
+pub fn discover_for(path: &str, manifest: &Manifest) -> Vec<PayloadFile> {
+    if path == schemalens::manifest::STDIN_ORIGIN {
+        return Vec::new();
+    }
+    discover::discover(Path::new(path), manifest).unwrap_or_default()
+}
+
+/// Reads and checks tool `index`'s payloads against the original and `projection`.
+pub fn check_all(
+    files: &[PayloadFile],
+    index: usize,
+    tool: &Tool,
+    projection: &Projection,
+) -> (Vec<PayloadRow>, Option<String>) {
+    let files: Vec<&PayloadFile> = files.iter().filter(|f| f.tool == index).collect();
+    if files.is_empty() {
+        return (Vec::new(), None);
+    }
+    let checker = match Checker::new(tool, projection.clone()) {
+        Ok(c) => Some(c),
+        Err(e) => return (Vec::new(), Some(e.to_string())),
+    };
+    let mut rows = Vec::new();
+    for file in files {
+        let origin = file.path.display().to_string();
+        let text = match std::fs::read_to_string(&file.path) {
+            Ok(t) => t,
+            Err(e) => {
+                rows.push(PayloadRow {
+                    path: file.path.clone(),
+                    line: None,
+                    expectation: file.expectation,
+                    value: None,
+                    verdict: Err(format!("{origin}: cannot read: {e}")),
+                });
+                continue;
+            }
+        };
+        let parsed: Vec<(Option<usize>, Result<Value, String>)> =
+            if discover::is_json_lines(&file.path) {
+                payload::parse_lines(&text, &origin)
+                    .into_iter()
+                    .map(|p| (p.line, p.value.map_err(|e| e.to_string())))
+                    .collect()
+            } else {
+                vec![(
+                    None,
+                    payload::parse(&text, &origin).map_err(|e| e.to_string()),
+                )]
+            };
+        for (line, value) in parsed {
+            let verdict = match (&value, &checker) {
+                (Ok(v), Some(c)) => Ok(c.check(v)),
+                (Err(e), _) => Err(e.clone()),
+                (Ok(_), None) => Err("no checker".to_owned()),
+            };
+            rows.push(PayloadRow {
+                path: file.path.clone(),
+                line,
+                expectation: file.expectation,
+                value: value.ok(),
+                verdict,
+            });
+        }
+    }
+    (rows, None)
+}
+
+/// Where `n` puts a new payload for tool `tool_name` of the manifest at `manifest_path`.
+pub fn new_payload_path(manifest_path: &str, tool_name: &str, tools: usize) -> Option<PathBuf> {
+    let dir = discover::payload_dir(Path::new(manifest_path))?;
+    let dir = if tools > 1 {
+        discover::tool_subdir(&dir, tool_name)?
+    } else {
+        dir
+    };
+    (1..1000)
+        .map(|i| dir.join(format!("new-{i}.json")))
+        .find(|p| !p.exists())
+}
+
+/// A starting payload the projection accepts.
+pub fn skeleton(tool: &Tool, projection: &Projection) -> Option<String> {
+    let checker = Checker::new(tool, projection.clone()).ok()?;
+    serde_json::to_string_pretty(&checker.skeleton()).ok()
+}
+
+/// Two marks, original then projection: ✓ accepts, ✗ rejects.
+pub fn class_glyphs(class: Class) -> &'static str {
+    match class {
+        Class::BothAccept => "✓✓",
+        Class::BothReject => "✗✗",
+        Class::ProjectionLooser => "✗✓",
+        Class::Unsound => "✓✗",
+    }
+}
+
+pub fn class_text(class: Class) -> &'static str {
+    match class {
+        Class::BothAccept => "both accept",
+        Class::BothReject => "both reject",
+        Class::ProjectionLooser => {
+            "projection looser: the original rejects, the projection accepts"
+        }
+        Class::Unsound => {
+            "UNSOUND: the original accepts, the projection rejects (a schemalens bug)"
+        }
+    }
+}
+
+fn expectation_text(e: Expectation) -> &'static str {
+    match e {
+        Expectation::Valid => "valid",
+        Expectation::Invalid => "invalid",
+        Expectation::WrongBranch => "wrong-branch",
+    }
+}
+
+/// The list row: class marks, name, and `!` when the verdict contradicts the file name.
+pub fn row_line(row: &PayloadRow, mode: Mode, theme: Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    match row.class() {
+        Some(class) => spans.push(Span::styled(class_glyphs(class), theme.class(class))),
+        None => spans.push(Span::styled("??", theme.error())),
+    }
+    spans.push(Span::raw(" "));
+    spans.push(Span::raw(clip(&row.name(), 60)));
+    if row.agrees(mode) == Some(false) {
+        spans.push(Span::styled(" ! not as named", theme.error()));
+    }
+    Line::from(spans)
+}
+
+/// Pointers of the nodes that reject the payload on one side.
+pub fn error_nodes(verdict: &Verdict, original: bool) -> Vec<String> {
+    let side = if original {
+        &verdict.original
+    } else {
+        &verdict.projection
+    };
+    side.leaf_errors().iter().map(|e| e.node.clone()).collect()
+}
+
+fn error_line(e: &SchemaError, theme: Theme) -> Line<'static> {
+    let at = if e.instance_path.is_empty() {
+        "payload".to_owned()
+    } else {
+        format!("payload {}", escape(&e.instance_path))
+    };
+    Line::from(vec![
+        Span::styled("  ✗ ", theme.error()),
+        Span::styled(format!("{at}: "), theme.pointer()),
+        Span::raw(escape(&e.message).into_owned()),
+        Span::styled(
+            format!("  ({} at #{})", escape(&e.keyword), escape(&e.node)),
+            theme.dim(),
+        ),
+    ])
+}
+
+/// The detail pane for a payload: verdicts, errors, lost correlations, the payload itself.
+pub fn detail_lines(row: &PayloadRow, mode: Mode, theme: Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let mut head = vec![Span::styled(
+        escape(&row.name()).into_owned(),
+        theme.heading(),
+    )];
+    if let Some(e) = row.expectation {
+        head.push(Span::styled(
+            format!("  named {}", expectation_text(e)),
+            theme.dim(),
+        ));
+    }
+    out.push(Line::from(head));
+    let verdict = match &row.verdict {
+        Ok(v) => v,
+        Err(e) => {
+            out.push(Line::styled("Cannot check this payload", theme.error()));
+            out.extend(super::text::escape_lines(e).into_iter().map(Line::from));
+            return out;
+        }
+    };
+    out.push(Line::from(vec![
+        Span::styled(
+            format!("{} ", class_glyphs(verdict.class)),
+            theme.class(verdict.class),
+        ),
+        Span::styled(class_text(verdict.class), theme.class(verdict.class)),
+    ]));
+    match row.agrees(mode) {
+        Some(true) => out.push(Line::styled("as its name says", theme.dim())),
+        Some(false) => out.push(Line::styled(
+            format!("not what its name says in {mode} mode"),
+            theme.error(),
+        )),
+        None => {}
+    }
+    for (title, side) in [
+        ("original", &verdict.original),
+        ("projection", &verdict.projection),
+    ] {
+        if side.valid {
+            out.push(Line::from(vec![
+                Span::styled(format!("{title}: "), theme.heading()),
+                Span::raw("accepts"),
+            ]));
+        } else {
+            let leaves = side.leaf_errors();
+            out.push(Line::from(vec![
+                Span::styled(format!("{title}: "), theme.heading()),
+                Span::raw(format!(
+                    "rejects ({} error{})",
+                    leaves.len(),
+                    if leaves.len() == 1 { "" } else { "s" }
+                )),
+            ]));
+            out.extend(leaves.iter().map(|e| error_line(e, theme)));
+        }
+    }
+    if !verdict.lost.is_empty() {
+        out.push(Line::styled(
+            "why the projection accepts it:",
+            theme.heading(),
+        ));
+        for c in &verdict.lost {
+            out.push(Line::from(vec![
+                Span::styled(format!("  {} ", c.rule.id()), theme.key()),
+                Span::raw(escape(&c.message).into_owned()),
+            ]));
+        }
+    }
+    for u in &verdict.unsound {
+        out.push(Line::from(vec![
+            Span::styled("  unsound at ", theme.error()),
+            Span::raw(format!(
+                "payload {}: {} (projection #{}, original {})",
+                escape(&u.instance_path),
+                escape(&u.message),
+                escape(&u.projection_node),
+                u.original_node
+                    .as_deref()
+                    .map_or("?".to_owned(), |n| format!("#{}", escape(n)))
+            )),
+        ]));
+    }
+    if let Some(value) = &row.value {
+        out.push(Line::from(""));
+        out.push(Line::styled("payload", theme.heading()));
+        out.extend(super::overlay::json_lines(value, theme, 400));
+    }
+    out
+}

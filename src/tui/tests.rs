@@ -1,0 +1,1063 @@
+//! Render snapshots (insta + `TestBackend`) and state transitions driven by key actions.
+//!
+//! Snapshots are named without the module path so they survive the module moving between
+//! crates. Samples are read from `samples/` next to the crate's manifest.
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+use serde_json::json;
+
+use schemalens::manifest;
+use schemalens::{Mode, Options};
+
+use super::app::{App, Source, update};
+use super::detail;
+use super::keys::{self, Action, BINDINGS, Context, Pane};
+use super::overlay;
+use super::render::render;
+use super::theme::{Mark, Theme};
+use super::tree::Side;
+
+const PLAIN: Theme = Theme { color: false };
+const COLOR: Theme = Theme { color: true };
+
+fn sample(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(name)
+}
+
+fn open(name: &str, theme: Theme, width: u16, height: u16) -> App {
+    let mut app = App::load(&[sample(name)], Options::flat(), theme, true);
+    update(&mut app, Action::Resize { width, height });
+    app
+}
+
+/// An app over documents given inline; `origin` is what errors name.
+fn open_text(docs: &[(&str, &str)], options: Options, width: u16, height: u16) -> App {
+    let sources = docs
+        .iter()
+        .map(|(origin, text)| Source {
+            path: (*origin).to_owned(),
+            manifest: manifest::load_str(text, origin, None).map_err(|e| e.to_string()),
+            payload_files: Vec::new(),
+        })
+        .collect();
+    let mut app = App::new(sources, options, PLAIN, true);
+    update(&mut app, Action::Resize { width, height });
+    app
+}
+
+fn draw(app: &App) -> Terminal<TestBackend> {
+    let mut terminal =
+        Terminal::new(TestBackend::new(app.size.width, app.size.height)).expect("terminal");
+    terminal.draw(|f| render(app, f)).expect("draw");
+    terminal
+}
+
+fn snap(name: &str, value: impl std::fmt::Display) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_snapshot_path("snapshots");
+    settings.bind(|| insta::assert_snapshot!(name, value.to_string()));
+}
+
+fn screen(app: &App) -> String {
+    draw(app).backend().to_string()
+}
+
+fn buffer(app: &App) -> Buffer {
+    draw(app).backend().buffer().clone()
+}
+
+/// Feeds keys through the key table, as the event loop does.
+fn keys(app: &mut App, typed: &str) {
+    for c in typed.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    let modifiers = match code {
+        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
+        KeyCode::BackTab => KeyModifiers::SHIFT,
+        _ => KeyModifiers::NONE,
+    };
+    let event = KeyEvent::new(code, modifiers);
+    if let Some(action) = keys::action_for_key(app.context(), &event) {
+        update(app, action);
+    }
+}
+
+fn detail_text(app: &App, width: u16) -> String {
+    detail::lines(app, width)
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Position of the first cell showing `symbol` at or right of column `from_x`.
+fn find_cell(buf: &Buffer, symbol: &str, from_x: u16) -> Option<(u16, u16)> {
+    let area = buf.area;
+    for y in area.top()..area.bottom() {
+        for x in from_x..area.right() {
+            if buf[(x, y)].symbol() == symbol {
+                return Some((x, y));
+            }
+        }
+    }
+    None
+}
+
+/// Position of the first occurrence of `text` at or right of column `from_x`.
+fn find_text(buf: &Buffer, text: &str, from_x: u16) -> Option<(u16, u16)> {
+    let area = buf.area;
+    let n = text.chars().count() as u16;
+    for y in area.top()..area.bottom() {
+        for x in from_x..area.right().saturating_sub(n) {
+            let here: String = (x..x + n)
+                .map(|x| buf[(x, y)].symbol().to_owned())
+                .collect();
+            if here == text {
+                return Some((x, y));
+            }
+        }
+    }
+    None
+}
+
+/// The text inside one tree pane.
+fn pane_text(app: &App, side: Side) -> String {
+    let buf = buffer(app);
+    let area = app.areas().trees[side.index()].expect("tree pane");
+    (area.top()..area.bottom())
+        .map(|y| {
+            (area.left()..area.right())
+                .map(|x| buf[(x, y)].symbol().to_owned())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn pointer(app: &App, side: Side) -> String {
+    app.selected_pointer(side).unwrap_or("<none>").to_owned()
+}
+
+fn linked_pointers(app: &App, side: Side) -> Vec<String> {
+    let pane = app.view.as_ref().expect("view").pane(side);
+    pane.linked
+        .iter()
+        .map(|&id| pane.tree.node(id).pointer.clone())
+        .collect()
+}
+
+// ---------------------------------------------------------------- rendering
+
+#[test]
+fn trees_with_highlights_and_legend() {
+    let app = open("nested-union-pydantic.json", COLOR, 160, 45);
+    let buf = buffer(&app);
+    snap("wide_nested_union_pydantic", draw(&app).backend());
+
+    // Highlights are styled by kind, not only by glyph: the flattened union in the projection
+    // tree (right half) is magenta and bold.
+    let (x, y) = find_cell(&buf, "◆", 100).expect("flattened glyph in the projection tree");
+    assert_eq!(buf[(x, y)].fg, Color::Magenta);
+    assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
+    // The discriminator turned enum: its own glyph and colour.
+    let (x, y) = find_cell(&buf, "#", 100).expect("tag enum glyph");
+    assert_eq!(buf[(x, y)].fg, Color::LightMagenta);
+    // Required dropped: italic yellow.
+    let (x, y) = find_cell(&buf, "?", 100).expect("required dropped glyph");
+    assert_eq!(buf[(x, y)].fg, Color::LightYellow);
+    assert!(buf[(x, y)].modifier.contains(Modifier::ITALIC));
+    // The legend (second to last row) lists the kinds present.
+    let legend: String = (0..buf.area.width)
+        .map(|x| buf[(x, buf.area.height - 2)].symbol().to_owned())
+        .collect();
+    for mark in [
+        Mark::Flattened,
+        Mark::TagEnum,
+        Mark::RequiredDropped,
+        Mark::RefInlined,
+    ] {
+        assert!(
+            legend.contains(mark.label()),
+            "legend lacks {:?}: {legend}",
+            mark
+        );
+    }
+}
+
+#[test]
+fn no_color_keeps_glyphs_and_modifiers() {
+    let app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    let buf = buffer(&app);
+    let (x, y) = find_cell(&buf, "◆", 100).expect("glyph without colour");
+    assert_eq!(buf[(x, y)].fg, Color::Reset);
+    assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
+    for cell in buf.content() {
+        assert!(
+            matches!(cell.fg, Color::Reset) && matches!(cell.bg, Color::Reset),
+            "colour used under NO_COLOR: {cell:?}"
+        );
+    }
+}
+
+#[test]
+fn small_terminal_80x24() {
+    let app = open("mcp-tools-list.json", PLAIN, 80, 24);
+    snap("small_80x24_mcp_tools_list", screen(&app));
+}
+
+#[test]
+fn small_terminal_shows_tools_when_focused() {
+    let mut app = open("mcp-tools-list.json", PLAIN, 80, 24);
+    key(&mut app, KeyCode::BackTab);
+    key(&mut app, KeyCode::BackTab);
+    assert_eq!(app.focus, Pane::Tools);
+    keys(&mut app, "j");
+    snap("small_80x24_tools_focused", screen(&app));
+}
+
+#[test]
+fn tiny_terminal_says_so() {
+    let app = open("mcp-tools-list.json", PLAIN, 30, 8);
+    assert!(screen(&app).contains("Terminal too small"));
+}
+
+#[test]
+fn help_overlay_is_generated_from_the_key_table() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 100, 60);
+    keys(&mut app, "?");
+    assert_eq!(app.context(), Context::Overlay);
+    let text = screen(&app);
+    snap("help_overlay", &text);
+    for binding in BINDINGS.iter().filter(|b| b.scope != keys::Scope::Overlay) {
+        assert!(text.contains(binding.help), "help lacks {:?}", binding.help);
+    }
+}
+
+#[test]
+fn detail_pane_for_rule_kinds() {
+    let cases = [
+        (
+            "nested-union-pydantic.json",
+            Side::Projection,
+            "/properties/op",
+            "flattened",
+        ),
+        (
+            "nested-union-pydantic.json",
+            Side::Projection,
+            "/properties/op/properties/action",
+            "tag_enum",
+        ),
+        (
+            "nested-union-pydantic.json",
+            Side::Projection,
+            "/properties/op/properties/user_id",
+            "required_dropped",
+        ),
+        (
+            "nested-union-pydantic.json",
+            Side::Original,
+            "/properties/op/oneOf/0",
+            "ref_inlined_original",
+        ),
+        (
+            "scalar-collisions.json",
+            Side::Projection,
+            "/properties/charge/properties/code",
+            "widened",
+        ),
+        (
+            "object-array-collision.json",
+            Side::Projection,
+            "/properties/entry/properties/value",
+            "alternatives",
+        ),
+        (
+            "recursive-expression.json",
+            Side::Projection,
+            "/properties/expr/properties/left/properties/left/properties/left",
+            "recursion_cut",
+        ),
+        (
+            "openapi-allof-inheritance.json",
+            Side::Projection,
+            "/properties/pet",
+            "allof_merged",
+        ),
+    ];
+    for (file, side, at, name) in cases {
+        let mut app = open(file, PLAIN, 120, 40);
+        assert!(app.select_pointer(side, at), "{file}: no node at {at}");
+        assert_eq!(pointer(&app, side), at);
+        snap(&format!("detail_{name}"), detail_text(&app, 118));
+    }
+}
+
+#[test]
+fn detail_pane_for_union_kept_says_why() {
+    let mut app = open("anthropic-tools.json", PLAIN, 120, 40);
+    keys(&mut app, "]]");
+    assert!(app.select_pointer(Side::Projection, "/properties/identifier"));
+    let text = detail_text(&app, 118);
+    assert!(text.contains("not a discriminated union because"), "{text}");
+    snap("detail_union_kept", text);
+}
+
+#[test]
+fn detail_pane_for_deduplicated_and_unconstrained_joins() {
+    let schema = json!({
+        "title": "Joins",
+        "type": "object",
+        "properties": {"v": {"oneOf": [
+            {"type": "object", "properties": {
+                "k": {"const": "a"}, "same": {"type": "string", "description": "A's"},
+                "free": {"type": "string"}},
+             "required": ["k"]},
+            {"type": "object", "properties": {
+                "k": {"const": "b"}, "same": {"type": "string", "description": "B's"},
+                "free": {}},
+             "required": ["k"]}
+        ]}}
+    });
+    let text = schema.to_string();
+    let mut app = open_text(&[("joins.json", &text)], Options::flat(), 120, 40);
+    assert!(app.select_pointer(Side::Projection, "/properties/v/properties/same"));
+    let dedup = detail_text(&app, 118);
+    assert!(app.select_pointer(Side::Projection, "/properties/v/properties/free"));
+    let free = detail_text(&app, 118);
+    snap("detail_deduplicated", &dedup);
+    snap("detail_unconstrained", &free);
+}
+
+#[test]
+fn detail_pane_stacks_before_and_after_when_narrow() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 80, 24);
+    assert!(app.select_pointer(Side::Projection, "/properties/op/properties/action"));
+    let text = detail_text(&app, 78);
+    let before = text.find("before (original)").expect("before");
+    let after = text.find("after (projection)").expect("after");
+    assert!(before < after);
+}
+
+#[test]
+fn bad_json_shows_file_line_and_column() {
+    let app = open_text(
+        &[(
+            "broken.json",
+            "{\n  \"type\": \"object\",\n  \"properties\": {,}\n}",
+        )],
+        Options::flat(),
+        80,
+        24,
+    );
+    let text = screen(&app);
+    assert!(text.contains("broken.json:3:"), "{text}");
+    snap("error_bad_json", text);
+}
+
+#[test]
+fn projection_budget_error_names_the_pointer() {
+    // Each level doubles: a small ref bomb, with a budget far below its expansion.
+    let mut defs = serde_json::Map::new();
+    defs.insert("L0".into(), json!({"type": "string"}));
+    for i in 1..=12 {
+        let prev = format!("#/$defs/L{}", i - 1);
+        defs.insert(
+            format!("L{i}"),
+            json!({"type": "object", "properties": {"a": {"$ref": prev}, "b": {"$ref": prev}}}),
+        );
+    }
+    let schema = json!({"title": "Bomb", "$defs": defs, "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/L12"}}});
+    let options = Options {
+        node_budget: Some(500),
+        ..Options::flat()
+    };
+    let text = schema.to_string();
+    let app = open_text(&[("bomb.json", &text)], options, 100, 30);
+    let view = app.view.as_ref().expect("the original is still shown");
+    let error = view.error.as_deref().expect("projection error");
+    assert!(error.contains("bomb.json"), "{error}");
+    assert!(error.contains("500"), "{error}");
+    let screen = screen(&app);
+    assert!(screen.contains("Projection failed"), "{screen}");
+    snap("error_projection_budget", screen);
+}
+
+#[test]
+fn untrusted_text_is_escaped() {
+    let schema = json!({
+        "title": "evil\u{1b}]0;pwned\u{7}",
+        "type": "object",
+        "description": "desc \u{1b}[2J with \u{202e} bidi",
+        "properties": {"na\u{1b}[31mme": {"type": "string", "description": "line1\nline2\u{9b}"}}
+    });
+    let text = schema.to_string();
+    let mut app = open_text(&[("evil.json", &text)], Options::flat(), 120, 40);
+    assert!(app.select_pointer(Side::Original, "/properties/na\u{1b}[31mme"));
+    let buf = buffer(&app);
+    for cell in buf.content() {
+        assert!(
+            !cell
+                .symbol()
+                .chars()
+                .any(|c| c.is_control() || c == '\u{202e}'),
+            "raw control character in cell {cell:?}"
+        );
+    }
+    let screen = draw(&app).backend().to_string();
+    assert!(screen.contains("na\\u{1b}[31mme"), "{screen}");
+    assert!(screen.contains("evil\\u{1b}]0;pwned\\u{7}"), "{screen}");
+    assert!(screen.contains("line1\\nline2\\u{9b}"), "{screen}");
+}
+
+// ---------------------------------------------------------------- state transitions
+
+#[test]
+fn selecting_an_original_node_selects_its_projection() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    assert!(app.select_pointer(Side::Original, "/$defs/CreateUser/properties/action"));
+    assert_eq!(
+        pointer(&app, Side::Projection),
+        "/properties/op/properties/action"
+    );
+    // Many-to-one: the projected tag came from both branches; both are linked.
+    assert!(app.select_pointer(Side::Projection, "/properties/op/properties/action"));
+    assert_eq!(
+        linked_pointers(&app, Side::Original),
+        [
+            "/$defs/CreateUser/properties/action",
+            "/$defs/DeleteUser/properties/action"
+        ]
+    );
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/CreateUser/properties/action"
+    );
+    // Both linked rows are marked in the original tree: the counterpart as selected, the other
+    // underlined.
+    let buf = buffer(&app);
+    let row = (0..buf.area.height)
+        .find(|&y| {
+            let line: String = (0..80).map(|x| buf[(x, y)].symbol().to_owned()).collect();
+            line.contains("action*") && line.contains("\"delete\"")
+        })
+        .expect("DeleteUser action row");
+    let x = (0..80)
+        .find(|&x| buf[(x, row)].symbol() == "a" && buf[(x + 1, row)].symbol() == "c")
+        .expect("name");
+    assert!(buf[(x, row)].modifier.contains(Modifier::UNDERLINED));
+}
+
+#[test]
+fn keys_move_and_link() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    assert_eq!(app.focus, Pane::Original);
+    assert_eq!(pointer(&app, Side::Original), "");
+    keys(&mut app, "jj");
+    assert_eq!(pointer(&app, Side::Original), "/properties/op/oneOf/0");
+    assert_eq!(pointer(&app, Side::Projection), "/properties/op");
+    keys(&mut app, "jjj");
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/CreateUser/properties/action"
+    );
+    assert_eq!(
+        pointer(&app, Side::Projection),
+        "/properties/op/properties/action"
+    );
+    keys(&mut app, "k");
+    assert_eq!(pointer(&app, Side::Original), "/$defs/CreateUser");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Projection);
+    keys(&mut app, "G");
+    assert_eq!(
+        pointer(&app, Side::Projection),
+        "/properties/op/properties/user_id"
+    );
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/DeleteUser/properties/user_id"
+    );
+    keys(&mut app, "g");
+    assert_eq!(pointer(&app, Side::Projection), "");
+    key(&mut app, KeyCode::Down);
+    assert_eq!(pointer(&app, Side::Projection), "/properties/op");
+    key(&mut app, KeyCode::Up);
+    assert_eq!(pointer(&app, Side::Projection), "");
+}
+
+#[test]
+fn fold_unfold_expand_collapse() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    assert!(app.select_pointer(Side::Original, "/$defs/CreateUser"));
+    let at = "/$defs/CreateUser";
+    let shown = |app: &App| pane_text(app, Side::Original).matches("action*").count();
+    assert_eq!(shown(&app), 2);
+    keys(&mut app, "h");
+    assert_eq!(pointer(&app, Side::Original), at, "h folds before moving");
+    assert_eq!(shown(&app), 1);
+    keys(&mut app, "h");
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "",
+        "h on a folded node goes up"
+    );
+    assert!(app.select_pointer(Side::Original, at));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(shown(&app), 2, "Enter unfolds");
+    keys(&mut app, " ");
+    assert_eq!(shown(&app), 1, "Space folds");
+    keys(&mut app, "ll");
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/CreateUser/properties/action",
+        "l unfolds, then goes to the first child"
+    );
+    keys(&mut app, "H");
+    assert_eq!(pointer(&app, Side::Original), at);
+    keys(&mut app, "C");
+    assert_eq!(shown(&app), 0, "C collapses all");
+    assert_eq!(
+        pointer(&app, Side::Original),
+        at,
+        "the selection stays visible"
+    );
+    keys(&mut app, "E");
+    assert_eq!(shown(&app), 2, "E expands all");
+    assert!(pane_text(&app, Side::Original).contains("oneOf[1]"));
+}
+
+#[test]
+fn mode_switch_reprojects_and_keeps_the_selection() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    assert!(app.select_pointer(Side::Original, "/$defs/FullUser/properties/email"));
+    assert_eq!(
+        pointer(&app, Side::Projection),
+        "/properties/op/properties/payload/properties/email"
+    );
+    keys(&mut app, "m");
+    assert_eq!(app.options.mode, Mode::Inline);
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/FullUser/properties/email"
+    );
+    assert_eq!(
+        pointer(&app, Side::Projection),
+        "/properties/op/anyOf/0/properties/payload/anyOf/0/properties/email"
+    );
+    assert!(screen(&app).contains("Projection · inline"));
+    keys(&mut app, "m");
+    assert_eq!(app.options.mode, Mode::Flat);
+}
+
+#[test]
+fn search_with_n_and_shift_n() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    keys(&mut app, "/");
+    assert_eq!(app.context(), Context::Input);
+    // Descriptions are searched: both `name` properties say "Display name.".
+    keys(&mut app, "display");
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/FullUser/properties/name"
+    );
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.context(), Context::Pane(Pane::Original));
+    keys(&mut app, "n");
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/StubUser/properties/name"
+    );
+    keys(&mut app, "n");
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/FullUser/properties/name",
+        "n wraps around"
+    );
+    keys(&mut app, "N");
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/StubUser/properties/name"
+    );
+    assert_eq!(
+        pointer(&app, Side::Projection),
+        "/properties/op/properties/payload/properties/name",
+        "a match links like any selection"
+    );
+    // Folded nodes are searched too, and unfolded to show the match.
+    keys(&mut app, "C/user_id");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/DeleteUser/properties/user_id"
+    );
+    assert!(screen(&app).contains("user_id*"));
+    // Esc while typing goes back to where the search started.
+    keys(&mut app, "/zzz");
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/DeleteUser/properties/user_id"
+    );
+    assert!(!app.quit);
+}
+
+#[test]
+fn tool_filter_as_you_type() {
+    let mut app = open("mcp-tools-list.json", PLAIN, 120, 40);
+    assert_eq!(app.visible.len(), 4);
+    key(&mut app, KeyCode::BackTab);
+    key(&mut app, KeyCode::BackTab);
+    assert_eq!(app.focus, Pane::Tools);
+    keys(&mut app, "/mov");
+    assert_eq!(app.visible.len(), 1);
+    let tool = app
+        .tool(app.current_entry().unwrap())
+        .unwrap()
+        .1
+        .name
+        .clone();
+    assert_eq!(tool, "move_file");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.filter, "mov");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Original, "Enter opens the tool");
+    key(&mut app, KeyCode::BackTab);
+    key(&mut app, KeyCode::BackTab);
+    keys(&mut app, "/");
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.visible.len(), 4, "Esc clears the filter");
+    assert_eq!(
+        app.tool(app.current_entry().unwrap()).unwrap().1.name,
+        "move_file",
+        "the shown tool stays selected"
+    );
+    keys(&mut app, "]");
+    assert_eq!(
+        app.tool(app.current_entry().unwrap()).unwrap().1.name,
+        "list_labels"
+    );
+    keys(&mut app, "[[");
+    assert_eq!(
+        app.tool(app.current_entry().unwrap()).unwrap().1.name,
+        "search"
+    );
+}
+
+#[test]
+fn help_keys_and_quit() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 100, 30);
+    keys(&mut app, "?");
+    keys(&mut app, "jj");
+    assert_eq!(app.overlay.as_ref().map(|o| o.scroll()), Some(2));
+    keys(&mut app, "G");
+    let bottom = app.overlay.as_ref().map(|o| o.scroll()).unwrap();
+    keys(&mut app, "j");
+    assert_eq!(
+        app.overlay.as_ref().map(|o| o.scroll()),
+        Some(bottom),
+        "scroll stops at the end"
+    );
+    keys(&mut app, "q");
+    assert!(app.overlay.is_none(), "q closes the help, it does not quit");
+    assert!(!app.quit);
+    key(&mut app, KeyCode::Esc);
+    assert!(app.quit);
+}
+
+#[test]
+fn detail_pane_scrolls_when_focused() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 80, 24);
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Detail);
+    keys(&mut app, "jjj");
+    assert_eq!(app.detail_scroll, 3);
+    keys(&mut app, "g");
+    assert_eq!(app.detail_scroll, 0);
+}
+
+#[test]
+fn mouse_click_selects_and_wheel_scrolls() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    let buf = buffer(&app);
+    let (x, y) = find_text(&buf, "user_id", 100).expect("user_id row in the projection tree");
+    update(&mut app, Action::Click { column: x, row: y });
+    assert_eq!(app.focus, Pane::Projection);
+    assert_eq!(
+        pointer(&app, Side::Projection),
+        "/properties/op/properties/user_id"
+    );
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/DeleteUser/properties/user_id"
+    );
+    // Wheel scrolls the pane under the pointer without moving the selection.
+    update(&mut app, Action::ScrollDown { column: x, row: y });
+    assert_eq!(
+        pointer(&app, Side::Projection),
+        "/properties/op/properties/user_id"
+    );
+}
+
+#[test]
+fn every_bound_action_is_safe_in_every_context() {
+    for file in ["nested-union-pydantic.json", "recursive-expression.json"] {
+        for focus in Pane::CYCLE {
+            let mut app = open(file, PLAIN, 80, 24);
+            app.focus = focus;
+            for binding in BINDINGS {
+                for k in binding.keys {
+                    let _ = buffer(&app);
+                    if let Some(action) = keys::action_for_key(
+                        app.context(),
+                        &KeyEvent::new(k.code, KeyModifiers::NONE),
+                    ) && action != Action::Quit
+                    {
+                        update(&mut app, action);
+                    }
+                }
+            }
+            let _ = buffer(&app);
+        }
+    }
+}
+
+#[test]
+fn mode_switch_with_no_files_and_bad_files_does_not_crash() {
+    let mut app = open_text(&[], Options::flat(), 80, 24);
+    for c in "jkhlEC m/x".chars() {
+        keys(&mut app, &c.to_string());
+    }
+    key(&mut app, KeyCode::Esc);
+    assert!(screen(&app).contains("No tool selected"));
+    let mut app = open_text(
+        &[("a.json", "[1, 2"), ("b.json", "{\"tools\": []}")],
+        Options::flat(),
+        100,
+        30,
+    );
+    keys(&mut app, "m]jE");
+    assert!(screen(&app).contains("b.json"));
+}
+
+/// Not a pass/fail test: the figure for "a 100k-node schema stays responsive". Run with
+/// `cargo test --release -- --ignored --nocapture large_tree_frame_time`.
+#[test]
+#[ignore]
+fn large_tree_frame_time() {
+    use std::time::Instant;
+    // 100 objects × 10 objects × 100 string properties ≈ 101k nodes, all expanded.
+    let mut outer = serde_json::Map::new();
+    for i in 0..100 {
+        let mut mid = serde_json::Map::new();
+        for j in 0..10 {
+            let mut leaf = serde_json::Map::new();
+            for k in 0..100 {
+                leaf.insert(format!("p{k}"), json!({"type": "string", "maxLength": k}));
+            }
+            mid.insert(
+                format!("m{j}"),
+                json!({"type": "object", "properties": leaf}),
+            );
+        }
+        outer.insert(
+            format!("o{i}"),
+            json!({"type": "object", "properties": mid}),
+        );
+    }
+    let schema = json!({"title": "Big", "type": "object", "properties": outer});
+    let text = schema.to_string();
+    let start = Instant::now();
+    let projection = schemalens::project(&schema, &Options::flat()).unwrap();
+    let project = start.elapsed();
+    let start = Instant::now();
+    let tree = super::tree::SchemaTree::build(&schema, Side::Original, &projection.trace, "root");
+    let build = start.elapsed();
+    let start = Instant::now();
+    let _items = tree.items(PLAIN);
+    let items = start.elapsed();
+    eprintln!("project {project:?}, tree build {build:?}, items {items:?}");
+    let start = Instant::now();
+    let mut app = open_text(&[("big.json", &text)], Options::flat(), 200, 50);
+    let load = start.elapsed();
+    let nodes = app
+        .view
+        .as_ref()
+        .unwrap()
+        .pane(Side::Original)
+        .tree
+        .nodes
+        .len();
+    keys(&mut app, "E");
+    let mut terminal = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    let frames = 20;
+    let start = Instant::now();
+    for _ in 0..frames {
+        terminal.draw(|f| render(&app, f)).unwrap();
+    }
+    let frame = start.elapsed() / frames;
+    let start = Instant::now();
+    keys(&mut app, "G");
+    let key = start.elapsed();
+    eprintln!(
+        "{nodes} nodes per tree: load+project+build {load:?}, frame (both trees expanded) {frame:?}, G {key:?}"
+    );
+}
+
+#[test]
+fn json_view_shows_both_schemas() {
+    let mut app = open("object-array-collision.json", PLAIN, 100, 30);
+    keys(&mut app, "v");
+    assert_eq!(app.context(), Context::Overlay);
+    snap("json_view", screen(&app));
+    keys(&mut app, "v");
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn json_view_colours_tokens() {
+    let line = overlay::json_lines(&json!({"a": "s", "n": 1, "b": true}), COLOR, 10);
+    let styled: Vec<(String, Option<Color>)> = line[1]
+        .spans
+        .iter()
+        .map(|s| (s.content.to_string(), s.style.fg))
+        .collect();
+    assert_eq!(styled[1], ("\"a\"".to_owned(), Some(Color::Cyan)));
+    assert_eq!(styled[3], ("\"s\"".to_owned(), Some(Color::Green)));
+}
+
+#[test]
+fn rules_screen_lists_every_rule_with_engine_output() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 120, 40);
+    keys(&mut app, "R");
+    let Some(overlay::Overlay::Rules { lines, .. }) = &app.overlay else {
+        panic!("rules screen not open");
+    };
+    let text: String = lines
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    for rule in schemalens::projection::Rule::ALL {
+        assert!(text.contains(rule.id()), "rules screen lacks {}", rule.id());
+    }
+    snap("rules_screen", text);
+    keys(&mut app, "R");
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn yank_puts_json_pointer_and_schema_on_the_clipboard() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 120, 40);
+    assert!(app.select_pointer(Side::Projection, "/properties/op/properties/action"));
+    keys(&mut app, "y");
+    let node: serde_json::Value = serde_json::from_str(app.clipboard.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        node,
+        json!({"type": "string", "enum": ["create", "delete"]})
+    );
+    keys(&mut app, "p");
+    assert_eq!(
+        app.clipboard.as_deref(),
+        Some("#/properties/op/properties/action")
+    );
+    keys(&mut app, "Y");
+    let schema: serde_json::Value =
+        serde_json::from_str(app.clipboard.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        &schema,
+        &app.view
+            .as_ref()
+            .unwrap()
+            .projection
+            .as_ref()
+            .unwrap()
+            .schema
+    );
+    assert!(screen(&app).contains("copied the projected schema"));
+}
+
+#[test]
+fn wrap_breaks_at_words_and_splits_long_ones() {
+    use ratatui::text::Line;
+    let lines = [
+        Line::from("alpha beta gamma delta"),
+        Line::from("0123456789abcdef"),
+        Line::from("short"),
+    ];
+    let wrapped = super::render::wrap(&lines, 10);
+    let text: Vec<String> = wrapped.iter().map(|l| l.to_string()).collect();
+    assert_eq!(
+        text,
+        [
+            "alpha beta ",
+            "gamma ",
+            "delta",
+            "0123456789",
+            "abcdef",
+            "short"
+        ]
+    );
+    assert!(
+        wrapped
+            .iter()
+            .all(|l| l.to_string().trim_end().chars().count() <= 10)
+    );
+}
+
+// ---------------------------------------------------------------- payload panel
+
+fn select_payload_named(app: &mut App, name: &str) {
+    while app.focus != Pane::Payloads {
+        key(app, KeyCode::Tab);
+    }
+    keys(app, "g");
+    for _ in 0..100 {
+        if app.payload_row().map(|r| r.name()) == Some(name.to_owned()) {
+            return;
+        }
+        keys(app, "j");
+    }
+    panic!("no payload {name}");
+}
+
+fn payload_detail(app: &App) -> String {
+    detail_text(app, 118)
+}
+
+#[test]
+fn payload_panel_shows_each_class() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    let rows = &app.view.as_ref().unwrap().payloads;
+    assert_eq!(rows.len(), 13);
+    assert!(
+        rows.iter().all(|r| r.agrees(Mode::Flat) == Some(true)),
+        "every sample payload is what its name says"
+    );
+    for (name, snapshot) in [
+        ("valid-create-full.json", "payload_both_accept"),
+        ("invalid-unknown-action.json", "payload_both_reject"),
+        (
+            "wrong-branch-delete-with-payload.json",
+            "payload_projection_looser",
+        ),
+    ] {
+        select_payload_named(&mut app, name);
+        snap(snapshot, payload_detail(&app));
+    }
+    let text = payload_detail(&app);
+    assert!(text.contains("why the projection accepts it"), "{text}");
+    snap("payload_panel_screen", screen(&app));
+}
+
+#[test]
+fn selecting_a_payload_marks_the_rejecting_nodes() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    let rejecting = |app: &App, side: Side| {
+        let pane = app.view.as_ref().unwrap().pane(side);
+        pane.rejecting
+            .iter()
+            .map(|&id| pane.tree.node(id).pointer.clone())
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        rejecting(&app, Side::Original).is_empty(),
+        "no marks before the panel is used"
+    );
+    select_payload_named(&mut app, "wrong-branch-delete-with-payload.json");
+    assert!(!rejecting(&app, Side::Original).is_empty());
+    assert!(
+        rejecting(&app, Side::Projection).is_empty(),
+        "the projection accepts it"
+    );
+    select_payload_named(&mut app, "invalid-user-id-string.json");
+    assert!(!rejecting(&app, Side::Projection).is_empty());
+    let buf = buffer(&app);
+    assert!(
+        find_text(&buf, " ✗", 32).is_some(),
+        "rejecting rows carry a glyph"
+    );
+    key(&mut app, KeyCode::Enter);
+    let first = rejecting(&app, Side::Original)[0].clone();
+    assert_eq!(app.focus, Pane::Original);
+    assert_eq!(pointer(&app, Side::Original), first);
+}
+
+#[test]
+fn new_and_edit_ask_the_loop_for_an_editor_then_recheck() {
+    let dir = std::env::temp_dir().join(format!("schemalens-tui-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("t.payloads")).unwrap();
+    let manifest = dir.join("t.json");
+    std::fs::write(
+        &manifest,
+        r#"{"title": "T", "type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("t.payloads/valid-a.json"), r#"{"n": 1}"#).unwrap();
+    let mut app = App::load(&[manifest], Options::flat(), PLAIN, true);
+    update(
+        &mut app,
+        Action::Resize {
+            width: 120,
+            height: 40,
+        },
+    );
+    select_payload_named(&mut app, "valid-a.json");
+    keys(&mut app, "e");
+    let Some(super::app::Effect::Edit { path, create: None }) = app.effect.clone() else {
+        panic!("e did not ask for an editor: {:?}", app.effect);
+    };
+    // What the editor would do:
+    std::fs::write(&path, r#"{"n": "one"}"#).unwrap();
+    update(&mut app, Action::PayloadsChanged);
+    assert_eq!(
+        app.payload_row().and_then(|r| r.class()),
+        Some(schemalens::validate::Class::BothReject),
+        "checked again after the edit"
+    );
+    keys(&mut app, "n");
+    let Some(super::app::Effect::Edit {
+        path,
+        create: Some(skeleton),
+    }) = app.effect.clone()
+    else {
+        panic!("n did not ask for a new payload");
+    };
+    assert_eq!(path, dir.join("t.payloads/new-1.json"));
+    let value: serde_json::Value = serde_json::from_str(&skeleton).unwrap();
+    assert!(value.get("n").is_some(), "{skeleton}");
+    std::fs::write(&path, &skeleton).unwrap();
+    update(&mut app, Action::PayloadsChanged);
+    assert_eq!(
+        app.payload_row().map(|r| r.name()),
+        Some("new-1.json".to_owned())
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,551 @@
+//! A schema as a tree of rows: built once per (re)projection from the engine's own subschema
+//! walker, with each node's highlights and trace entries attached, so that rendering and
+//! navigation never look at the trace again.
+
+use std::collections::HashMap;
+
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+use tui_tree_widget::TreeItem;
+
+use schemalens::pointer;
+use schemalens::projection::{Detail, TraceEntry};
+use schemalens::schema::{Child, Location, Position, children};
+
+use super::text::{clip, escape, json_inline};
+use super::theme::{Mark, Theme};
+
+pub type NodeId = u32;
+
+/// Deeper nesting is not shown: the tree widget flattens recursively, and no one reads a
+/// schema 100 levels down in a tree anyway (the JSON in the detail pane still has it).
+const MAX_DEPTH: usize = 100;
+/// Keeps a pathological document from turning into millions of rows.
+const MAX_NODES: usize = 200_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Original,
+    Projection,
+}
+
+impl Side {
+    pub fn index(self) -> usize {
+        match self {
+            Side::Original => 0,
+            Side::Projection => 1,
+        }
+    }
+
+    pub fn other(self) -> Side {
+        match self {
+            Side::Original => Side::Projection,
+            Side::Projection => Side::Original,
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Side::Original => "Original",
+            Side::Projection => "Projection",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// RFC 6901, within the tool's parameter schema.
+    pub pointer: String,
+    pub parent: Option<NodeId>,
+    pub children: Vec<NodeId>,
+    /// Property name, or the keyword position (`anyOf[0]`, `items`, `$defs/User`); escaped.
+    pub name: String,
+    /// True for a property name, false for a structural position.
+    pub is_property: bool,
+    pub required: bool,
+    /// The type column: `string`, `string|null`, `→ #/$defs/User`, `oneOf×2 by kind`.
+    pub kind: String,
+    pub constraints: String,
+    pub description: Option<String>,
+    /// Sorted by [`Mark`] priority, without repeats.
+    pub marks: Vec<Mark>,
+    /// Indices into the projection's trace: entries produced at this node (projection side) or
+    /// that came from it (original side).
+    pub entries: Vec<usize>,
+    /// Lower-cased name, type, constraints, description and pointer, for `/` search.
+    pub haystack: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SchemaTree {
+    pub nodes: Vec<Node>,
+    index: HashMap<String, NodeId>,
+    /// Nodes were left out (too many or too deep).
+    pub truncated: bool,
+}
+
+struct Pending<'a> {
+    schema: &'a Value,
+    pointer: String,
+    parent: Option<NodeId>,
+    name: String,
+    is_property: bool,
+    required: bool,
+    depth: usize,
+}
+
+/// Boolean `additionalProperties: false` and friends read better as a constraint of the
+/// parent ("closed") than as a row of their own.
+fn shown_as_constraint(child: &Child<'_>) -> bool {
+    child.schema.is_boolean()
+        && matches!(
+            child.keyword.name,
+            "additionalProperties"
+                | "unevaluatedProperties"
+                | "unevaluatedItems"
+                | "additionalItems"
+        )
+}
+
+fn child_name(child: &Child<'_>) -> (String, bool) {
+    let kw = child.keyword.name;
+    match child.location {
+        Location::Key(k) if kw == "properties" => (escape(k).into_owned(), true),
+        Location::Key(k) => (format!("{kw}/{}", escape(k)), false),
+        Location::Index(i) if kw == "items" || kw == "prefixItems" => (format!("[{i}]"), false),
+        Location::Index(i) => (format!("{kw}[{i}]"), false),
+        Location::Direct => (kw.to_owned(), false),
+    }
+}
+
+impl SchemaTree {
+    /// Builds the tree of `schema`; `trace` (empty for a failed projection) supplies marks.
+    pub fn build(schema: &Value, side: Side, trace: &[TraceEntry], root_name: &str) -> SchemaTree {
+        let mut tree = SchemaTree::default();
+        let mut schemas: Vec<&Value> = Vec::new();
+        // Explicit stack: documents can nest deeper than the thread's stack would allow.
+        let mut stack = vec![Pending {
+            schema,
+            pointer: String::new(),
+            parent: None,
+            name: escape(root_name).into_owned(),
+            is_property: false,
+            required: false,
+            depth: 0,
+        }];
+        while let Some(p) = stack.pop() {
+            if tree.nodes.len() >= MAX_NODES {
+                tree.truncated = true;
+                break;
+            }
+            let id = tree.nodes.len() as NodeId;
+            if let Some(parent) = p.parent {
+                tree.nodes[parent as usize].children.push(id);
+            }
+            let required: Vec<&str> = p
+                .schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let kids = children(p.schema);
+            if p.depth >= MAX_DEPTH && !kids.is_empty() {
+                tree.truncated = true;
+            } else {
+                let mut pending = Vec::new();
+                // Definitions apply only through `$ref`; what the schema itself says comes
+                // first, so a small terminal shows properties rather than `$defs`.
+                let (defs, applied): (Vec<&Child<'_>>, Vec<&Child<'_>>) = kids
+                    .iter()
+                    .filter(|c| !shown_as_constraint(c))
+                    .partition(|c| c.keyword.position == Position::Definitions);
+                for child in applied.into_iter().chain(defs) {
+                    let (name, is_property) = child_name(child);
+                    let required = match child.location {
+                        Location::Key(k) if is_property => required.contains(&k),
+                        _ => false,
+                    };
+                    pending.push(Pending {
+                        schema: child.schema,
+                        pointer: child.pointer_from(&p.pointer),
+                        parent: Some(id),
+                        name,
+                        is_property,
+                        required,
+                        depth: p.depth + 1,
+                    });
+                }
+                stack.extend(pending.into_iter().rev());
+            }
+            tree.index.insert(p.pointer.clone(), id);
+            tree.nodes.push(Node {
+                pointer: p.pointer,
+                parent: p.parent,
+                children: Vec::new(),
+                name: p.name,
+                is_property: p.is_property,
+                required: p.required,
+                kind: String::new(),
+                constraints: constraints(p.schema),
+                description: p
+                    .schema
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(|d| escape(d).into_owned()),
+                marks: Vec::new(),
+                entries: Vec::new(),
+                haystack: String::new(),
+            });
+            schemas.push(p.schema);
+        }
+        tree.attach_trace(side, trace);
+        for (node, schema) in tree.nodes.iter_mut().zip(schemas) {
+            let by = node.entries.iter().find_map(|&i| match &trace[i].detail {
+                Detail::UnionFlattened { property, .. } => Some(property.as_str()),
+                _ => None,
+            });
+            node.kind = kind(schema, by);
+            node.haystack = format!(
+                "{}\n{}\n{}\n{}\n{}",
+                node.name,
+                node.kind,
+                node.constraints,
+                node.description.as_deref().unwrap_or(""),
+                node.pointer
+            )
+            .to_lowercase();
+        }
+        tree
+    }
+
+    fn attach_trace(&mut self, side: Side, trace: &[TraceEntry]) {
+        for (i, entry) in trace.iter().enumerate() {
+            let mut targets: Vec<NodeId> = match side {
+                Side::Projection => self.nearest(&entry.at).into_iter().collect(),
+                Side::Original => entry.from.iter().filter_map(|f| self.nearest(f)).collect(),
+            };
+            targets.sort_unstable();
+            targets.dedup();
+            for t in targets {
+                let node = &mut self.nodes[t as usize];
+                node.entries.push(i);
+                if let Some(mark) = Mark::of(&entry.detail)
+                    && !node.marks.contains(&mark)
+                {
+                    node.marks.push(mark);
+                }
+            }
+        }
+        for node in &mut self.nodes {
+            // A flattened union has no oneOf or discriminator left to speak of.
+            if node.marks.contains(&Mark::Flattened) {
+                node.marks.retain(|m| *m != Mark::Rewritten);
+            }
+            node.marks.sort_unstable();
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    pub fn find(&self, pointer: &str) -> Option<NodeId> {
+        self.index.get(pointer).copied()
+    }
+
+    /// The node at `pointer`, or its closest ancestor that is a node (trace pointers may name a
+    /// keyword such as `/oneOf` or `/discriminator` rather than a subschema).
+    pub fn nearest(&self, pointer: &str) -> Option<NodeId> {
+        let mut p = pointer;
+        loop {
+            if let Some(id) = self.find(p) {
+                return Some(id);
+            }
+            p = pointer::parent(p)?;
+        }
+    }
+
+    /// Identifiers from the root down to `id`: the tree widget's address of the node.
+    pub fn path(&self, id: NodeId) -> Vec<NodeId> {
+        let mut path = vec![id];
+        let mut cur = id;
+        while let Some(parent) = self.nodes[cur as usize].parent {
+            path.push(parent);
+            cur = parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// Every mark that occurs in the tree, in priority order.
+    pub fn marks(&self) -> Vec<Mark> {
+        let mut all: Vec<Mark> = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.marks.iter().copied())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// The widget's items; built once per tree, never per frame.
+    pub fn items(&self, theme: Theme) -> Vec<TreeItem<'static, NodeId>> {
+        let mut built: Vec<Option<TreeItem<'static, NodeId>>> =
+            (0..self.nodes.len()).map(|_| None).collect();
+        // Children always have larger ids than their parent (pre-order), so building from the
+        // back finds every child already built; no recursion needed.
+        for id in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[id];
+            let line = row(node, theme);
+            let kids: Vec<_> = node
+                .children
+                .iter()
+                .filter_map(|&c| built[c as usize].take())
+                .collect();
+            let item = if kids.is_empty() {
+                TreeItem::new_leaf(id as NodeId, line)
+            } else {
+                TreeItem::new(id as NodeId, line.clone(), kids)
+                    .unwrap_or_else(|_| TreeItem::new_leaf(id as NodeId, line))
+            };
+            built[id] = Some(item);
+        }
+        built
+            .first_mut()
+            .and_then(Option::take)
+            .into_iter()
+            .collect()
+    }
+}
+
+/// One row: `marks name* type (children) constraints`.
+fn row(node: &Node, theme: Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    for &mark in &node.marks {
+        spans.push(Span::styled(mark.glyph(), theme.mark(mark)));
+    }
+    if !node.marks.is_empty() {
+        spans.push(Span::raw(" "));
+    }
+    let name_style = match node.marks.first() {
+        Some(&m) => theme.mark(m),
+        None if node.is_property => ratatui::style::Style::new(),
+        None => theme.structural(),
+    };
+    spans.push(Span::styled(node.name.clone(), name_style));
+    if node.required {
+        spans.push(Span::styled("*", theme.required()));
+    }
+    spans.push(Span::raw("  "));
+    spans.push(Span::styled(node.kind.clone(), theme.kind()));
+    if !node.children.is_empty() {
+        spans.push(Span::styled(
+            format!(" ({})", node.children.len()),
+            theme.dim(),
+        ));
+    }
+    if !node.constraints.is_empty() {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(node.constraints.clone(), theme.dim()));
+    }
+    Line::from(spans)
+}
+
+/// The type column of a schema, as a reader of the schema would name it.
+pub fn kind(schema: &Value, union_property: Option<&str>) -> String {
+    let map = match schema {
+        Value::Bool(true) => return "any (true)".to_owned(),
+        Value::Bool(false) => return "nothing (false)".to_owned(),
+        Value::Object(map) => map,
+        _ => return "not a schema".to_owned(),
+    };
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+        parts.push(format!("→ {}", clip(r, 60)));
+    }
+    match map.get("type") {
+        Some(Value::String(t)) => parts.push(clip(t, 20)),
+        Some(Value::Array(ts)) => parts.push(
+            ts.iter()
+                .map(|t| t.as_str().map_or_else(|| t.to_string(), |s| clip(s, 20)))
+                .collect::<Vec<_>>()
+                .join("|"),
+        ),
+        _ => {
+            let inferred = if map.contains_key("const") {
+                Some("const")
+            } else if map.contains_key("enum") {
+                Some("enum")
+            } else if map.contains_key("properties") || map.contains_key("patternProperties") {
+                Some("object")
+            } else if map.contains_key("items") || map.contains_key("prefixItems") {
+                Some("array")
+            } else {
+                None
+            };
+            parts.extend(inferred.map(str::to_owned));
+        }
+    }
+    for kw in ["oneOf", "anyOf", "allOf"] {
+        if let Some(Value::Array(branches)) = map.get(kw) {
+            let mut s = format!("{kw}×{}", branches.len());
+            let declared = map
+                .get("discriminator")
+                .and_then(|d| d.get("propertyName"))
+                .and_then(Value::as_str);
+            if kw != "allOf"
+                && let Some(d) = declared.or(union_property)
+            {
+                s.push_str(&format!(" by {}", clip(d, 30)));
+            }
+            parts.push(s);
+        }
+    }
+    if parts.is_empty() {
+        let constrains = map
+            .keys()
+            .any(|k| !schemalens::schema::keywords::is_annotation(k) && !k.starts_with('$'));
+        parts.push(if constrains { "schema" } else { "any" }.to_owned());
+    }
+    parts.join(" ")
+}
+
+fn num(map: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key).filter(|v| v.is_number()).map(Value::to_string)
+}
+
+/// The constraints worth reading in a row; the rest is in the detail pane's JSON.
+pub fn constraints(schema: &Value) -> String {
+    let Some(map) = schema.as_object() else {
+        return String::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    if let Some(c) = map.get("const") {
+        out.push(format!("= {}", json_inline(c, 30)));
+    }
+    if let Some(Value::Array(values)) = map.get("enum") {
+        let shown: Vec<String> = values.iter().take(6).map(|v| json_inline(v, 20)).collect();
+        let more = if values.len() > 6 { ", …" } else { "" };
+        out.push(format!("∈ [{}{more}]", shown.join(", ")));
+    }
+    if let Some(f) = map.get("format").and_then(Value::as_str) {
+        out.push(format!("format:{}", clip(f, 20)));
+    }
+    if let Some(p) = map.get("pattern").and_then(Value::as_str) {
+        out.push(format!("/{}/", clip(p, 30)));
+    }
+    let ranges = [
+        ("minLength", "len≥"),
+        ("maxLength", "len≤"),
+        ("minimum", "≥"),
+        ("exclusiveMinimum", ">"),
+        ("maximum", "≤"),
+        ("exclusiveMaximum", "<"),
+        ("multipleOf", "×"),
+        ("minItems", "items≥"),
+        ("maxItems", "items≤"),
+        ("minProperties", "props≥"),
+        ("maxProperties", "props≤"),
+    ];
+    for (key, prefix) in ranges {
+        if let Some(n) = num(map, key) {
+            out.push(format!("{prefix}{n}"));
+        }
+    }
+    if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+        out.push("unique".to_owned());
+    }
+    if map.get("additionalProperties") == Some(&Value::Bool(false))
+        || map.get("unevaluatedProperties") == Some(&Value::Bool(false))
+    {
+        out.push("closed".to_owned());
+    }
+    if map.get("nullable") == Some(&Value::Bool(true)) {
+        out.push("nullable".to_owned());
+    }
+    if let Some(d) = map.get("default") {
+        out.push(format!("default={}", json_inline(d, 20)));
+    }
+    if map.get("deprecated") == Some(&Value::Bool(true)) {
+        out.push("deprecated".to_owned());
+    }
+    out.join("  ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn kinds_read_like_a_schema() {
+        assert_eq!(
+            kind(&json!({"type": ["string", "null"]}), None),
+            "string|null"
+        );
+        assert_eq!(kind(&json!({"$ref": "#/$defs/A"}), None), "→ #/$defs/A");
+        assert_eq!(
+            kind(
+                &json!({"oneOf": [{}, {}], "discriminator": {"propertyName": "kind"}}),
+                None
+            ),
+            "oneOf×2 by kind"
+        );
+        assert_eq!(
+            kind(&json!({"anyOf": [{}, {}, {}]}), Some("op")),
+            "anyOf×3 by op"
+        );
+        assert_eq!(kind(&json!({}), None), "any");
+        assert_eq!(kind(&json!({"const": "x"}), None), "const");
+    }
+
+    #[test]
+    fn tree_is_built_in_document_order_with_required_marks() {
+        let schema = json!({
+            "type": "object",
+            "required": ["b"],
+            "additionalProperties": false,
+            "properties": {"a": {"type": "string"}, "b": {"items": {"type": "integer"}}}
+        });
+        let tree = SchemaTree::build(&schema, Side::Original, &[], "root");
+        let rows: Vec<(&str, &str, bool)> = tree
+            .nodes
+            .iter()
+            .map(|n| (n.pointer.as_str(), n.name.as_str(), n.required))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                ("", "root", false),
+                ("/properties/a", "a", false),
+                ("/properties/b", "b", true),
+                ("/properties/b/items", "items", false),
+            ]
+        );
+        assert_eq!(tree.nodes[0].constraints, "closed");
+        assert_eq!(tree.path(3), vec![0, 2, 3]);
+        assert_eq!(tree.nearest("/properties/b/items/oneOf"), Some(3));
+    }
+
+    #[test]
+    fn deep_documents_do_not_overflow() {
+        let mut schema = json!({"type": "string"});
+        for _ in 0..5000 {
+            // Not `json!`: it would serialize (recursively) the value it nests.
+            let mut map = serde_json::Map::new();
+            map.insert("items".to_owned(), schema);
+            schema = Value::Object(map);
+        }
+        let tree = SchemaTree::build(&schema, Side::Original, &[], "root");
+        assert!(tree.truncated);
+        assert_eq!(tree.nodes.len(), MAX_DEPTH + 1);
+        assert_eq!(tree.items(Theme { color: false }).len(), 1);
+        // serde_json drops deep values recursively; leak to keep the test about our code.
+        std::mem::forget(schema);
+    }
+}
