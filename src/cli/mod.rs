@@ -4,6 +4,7 @@
 mod check;
 mod explain;
 mod input;
+mod lint;
 mod project;
 
 use std::path::PathBuf;
@@ -16,7 +17,7 @@ use schemalens::{Mode, Options, Recursion};
 /// Exit codes shared by every subcommand.
 pub mod exit {
     pub const OK: u8 = 0;
-    /// `check`: the original rejects some payload.
+    /// `check`: the original rejects some payload; `lint`: the projection still has errors.
     pub const FINDING: u8 = 1;
     /// Bad usage or input: unreadable file, invalid JSON, unknown shape, failed projection.
     pub const INPUT: u8 = 2;
@@ -52,6 +53,9 @@ pub enum Command {
     /// Check payloads against the original and the projection: which accept, which reject, why.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
+    /// Lint for providers: what each rejects or drops, in the original and the projection.
+    #[command(after_help = lint::LINT_HELP)]
+    Lint(lint::LintArgs),
 }
 
 const CHECK_HELP: &str = "Payloads: JSON files, `-` for standard input, folders (every *.json and *.jsonl in them), .jsonl files (one payload a line, reported by line number). Without payloads, the ones beside the manifest: <stem>.payloads/ (one subfolder per tool name for a manifest with several tools).
@@ -196,6 +200,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Project(args)) => project::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
         Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Lint(args)) => lint::run(&args),
         None if cli.files.is_empty() => {
             let _ = <Cli as clap::CommandFactory>::command().print_help();
             Err(Failure::input(

@@ -39,6 +39,32 @@ const UPPER_BOUNDS: &[&str] = &[
 const OBJECT_SHAPE: &[&str] = &["properties", "patternProperties", "additionalProperties"];
 const ARRAY_SHAPE: &[&str] = &["items", "prefixItems", "additionalItems"];
 
+/// Keywords that only mean something together: taking `if` from one part and `then` from the
+/// other would build a conditional neither part has. Each group comes from a single part.
+const GROUPS: &[&[&str]] = &[
+    &["if", "then", "else"],
+    &["contains", "minContains", "maxContains"],
+    &["items", "additionalItems"],
+];
+
+/// Keywords of `b` that must yield to `a` because a group they belong to is split between both.
+fn yielding_groups(a: &Map<String, Value>, b: &Map<String, Value>) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for group in GROUPS {
+        let in_a = group.iter().any(|k| a.contains_key(*k));
+        let in_b = group.iter().any(|k| b.contains_key(*k));
+        let same = group.iter().all(|k| a.get(*k) == b.get(*k));
+        // `items` alone merges entry-wise; only draft-07 tuples tie it to `additionalItems`.
+        let tuple_free = group[0] == "items"
+            && !a.contains_key("additionalItems")
+            && !b.contains_key("additionalItems");
+        if in_a && in_b && !same && !tuple_free {
+            out.extend(group.iter().copied().filter(|k| b.contains_key(*k)));
+        }
+    }
+    out
+}
+
 pub(crate) struct Conj {
     pub(crate) out: Out,
     pub(crate) dropped: Vec<String>,
@@ -120,6 +146,9 @@ fn clashes(a: &Value, b: &Value) -> bool {
     let (Value::Object(a), Value::Object(b)) = (a, b) else {
         return false;
     };
+    if !yielding_groups(a, b).is_empty() {
+        return true;
+    }
     a.iter().any(|(k, va)| {
         b.get(k)
             .is_some_and(|vb| matches!(combine(k, va, vb), Combine::Drop))
@@ -162,9 +191,17 @@ pub(crate) fn conjoin(mut a: Out, mut b: Out) -> Conj {
     };
     let mut exact =
         a.exact && b.exact && !shape_overlap(OBJECT_SHAPE) && !shape_overlap(ARRAY_SHAPE);
+    let yielding = yielding_groups(&am, &bm);
+    let mut dropped: Vec<String> = Vec::new();
+    let mut bm = bm;
+    for k in &yielding {
+        bm.remove(*k);
+        b.forget_under(&[k]);
+        dropped.push((*k).to_owned());
+        exact = false;
+    }
     let mut out = Out::new(Value::Null, true);
     let mut merged = Map::new();
-    let mut dropped = Vec::new();
     let keys: Vec<String> = am
         .keys()
         .chain(bm.keys().filter(|k| !am.contains_key(*k)))
@@ -356,6 +393,9 @@ pub(crate) fn merge_all_of(_engine: &Engine<'_>, mut node: Out, orig: &str) -> O
     dropped.extend(c.dropped);
     let mut out = c.out;
     out.exact = false;
+    if !dropped.is_empty() {
+        drop_unevaluated(&mut out, orig);
+    }
     reorder_like(&mut out.value, &order, "allOf");
     out.trace(
         Rule::AllofMerge,
@@ -366,6 +406,29 @@ pub(crate) fn merge_all_of(_engine: &Engine<'_>, mut node: Out, orig: &str) -> O
         },
     );
     out
+}
+
+/// A dropped part keyword may have evaluated properties or items that `unevaluated*` beside
+/// the `allOf` relied on; without it they would be rejected.
+fn drop_unevaluated(out: &mut Out, orig: &str) {
+    for key in ["unevaluatedProperties", "unevaluatedItems"] {
+        let removed = out
+            .value
+            .as_object_mut()
+            .and_then(|m| m.shift_remove(key))
+            .is_some();
+        if removed {
+            out.forget_under(&[key]);
+            out.trace(
+                Rule::SoundnessGuard,
+                vec![pointer::push(orig, key)],
+                Detail::KeywordDropped {
+                    keyword: key.to_owned(),
+                    reason: "the allOf merge dropped a keyword that may have evaluated properties or items".into(),
+                },
+            );
+        }
+    }
 }
 
 fn unmergeable(parts: &[Value]) -> Option<String> {
@@ -438,6 +501,13 @@ mod tests {
             json!({"properties": {"a": {"allOf": [{"pattern": "x"}, {"pattern": "y"}]}},
                 "minimum": 3, "maximum": 9})
         );
+    }
+
+    #[test]
+    fn conditionals_are_never_assembled_from_two_parts() {
+        let (v, dropped) = c(json!({"if": {"minimum": 0}}), json!({"then": {"const": 0}}));
+        assert_eq!(v, json!({"if": {"minimum": 0}}));
+        assert_eq!(dropped, vec!["then"]);
     }
 
     #[test]

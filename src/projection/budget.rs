@@ -69,28 +69,39 @@ use serde_json::Value;
 use crate::schema::resolve::RefIndex;
 use crate::schema::walk::children;
 
-/// Schema nodes a full inlining would emit, computed per `$ref` target once (a DAG of refs
-/// costs its size, not its expansion), so a ref bomb is refused before anything is built.
-/// Recursive refs count once here; the walk itself still enforces the budget exactly.
+/// Schema nodes a full inlining would emit, so a ref bomb is refused before anything is built.
+/// It follows the walk's own rules: a `$ref` target is expanded again while it is on the path
+/// fewer than `unroll` times, and a result is shared per (target, path counts) state, so a DAG
+/// of refs costs its size once. Every distinct state stands for at least one emitted node, so
+/// counting states past the budget is itself proof that the budget would be exceeded.
 pub(crate) struct Estimate<'a> {
     root: &'a Value,
     index: &'a RefIndex,
+    unroll: Option<usize>,
     sizes: HashMap<String, u64>,
-    open: Vec<String>,
+    path: Vec<String>,
+    limit: u64,
 }
 
 impl<'a> Estimate<'a> {
-    pub(crate) fn new(root: &'a Value, index: &'a RefIndex) -> Estimate<'a> {
+    pub(crate) fn new(
+        root: &'a Value,
+        index: &'a RefIndex,
+        unroll: Option<usize>,
+        limit: usize,
+    ) -> Estimate<'a> {
         Estimate {
             root,
             index,
+            unroll,
             sizes: HashMap::new(),
-            open: Vec::new(),
+            path: Vec::new(),
+            limit: limit as u64,
         }
     }
 
-    /// The inlined size of the node at `ptr`, saturating; deep input is left to the walk's own
-    /// depth limit (it counts as small here).
+    /// The inlined size of the node at `ptr`, saturating at just past the limit; deep input is
+    /// left to the walk's own depth limit (it counts as small here).
     pub(crate) fn size(&mut self, node: &Value, ptr: &str, depth: usize) -> u64 {
         if depth > DEFAULT_MAX_DEPTH * 2 {
             return 1;
@@ -101,8 +112,11 @@ impl<'a> Estimate<'a> {
                 total = total.saturating_add(self.target_size(&target, depth));
             }
             for child in children(node) {
-                let p = child.pointer_from(ptr);
+                if total > self.limit {
+                    break;
+                }
                 if child.keyword.position != crate::schema::Position::Definitions {
+                    let p = child.pointer_from(ptr);
                     total = total.saturating_add(self.size(child.schema, &p, depth + 1));
                 }
             }
@@ -117,37 +131,62 @@ impl<'a> Estimate<'a> {
             .ok()
     }
 
+    /// The state that decides how a target expands: the target and how often each target is
+    /// already on the path.
+    fn state(&self, target: &str) -> String {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for t in &self.path {
+            match counts.iter_mut().find(|(k, _)| *k == t.as_str()) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((t, 1)),
+            }
+        }
+        counts.sort_unstable();
+        let mut key = target.to_owned();
+        for (t, n) in counts {
+            key.push_str(&format!("\u{0}{t}\u{0}{n}"));
+        }
+        key
+    }
+
     fn target_size(&mut self, target: &str, depth: usize) -> u64 {
-        if let Some(s) = self.sizes.get(target) {
+        let on_path = self.path.iter().filter(|t| *t == target).count();
+        let expands = match self.unroll {
+            Some(levels) => on_path == 0 || on_path < levels,
+            None => on_path == 0,
+        };
+        if !expands {
+            return 1;
+        }
+        let key = self.state(target);
+        if let Some(s) = self.sizes.get(&key) {
             return *s;
         }
-        if self.open.iter().any(|t| t == target) {
-            return 1;
+        if self.sizes.len() as u64 > self.limit {
+            return self.limit + 1;
         }
         let Some(node) = self.root.pointer(target) else {
             return 1;
         };
-        self.open.push(target.to_owned());
+        self.path.push(target.to_owned());
         let s = self.size(node, target, depth + 1);
-        self.open.pop();
-        self.sizes.insert(target.to_owned(), s);
+        self.path.pop();
+        self.sizes.insert(key, s);
         s
     }
 
-    /// The refs along the heaviest path from `ptr`, for the error message.
-    pub(crate) fn heaviest_chain(&mut self, mut node: &'a Value, mut ptr: String) -> Vec<String> {
+    /// The refs along the heaviest path from the root, for the error message.
+    pub(crate) fn heaviest_chain(&mut self) -> Vec<String> {
         let mut chain = Vec::new();
+        let mut node = self.root;
+        let mut ptr = String::new();
         for _ in 0..64 {
             if let Some(target) = self.target_of(node, &ptr) {
-                chain.push(node["$ref"].as_str().unwrap_or_default().to_owned());
-                if chain
-                    .iter()
-                    .filter(|c| **c == chain[chain.len() - 1])
-                    .count()
-                    > 1
-                {
+                let reference = node["$ref"].as_str().unwrap_or_default().to_owned();
+                if chain.contains(&reference) {
                     break;
                 }
+                chain.push(reference);
                 let Some(next) = self.root.pointer(&target) else {
                     break;
                 };
@@ -160,8 +199,7 @@ impl<'a> Estimate<'a> {
                 .filter(|c| c.keyword.position != crate::schema::Position::Definitions)
                 .map(|c| {
                     let p = c.pointer_from(&ptr);
-                    let s = self.size(c.schema, &p, 0);
-                    (s, c.schema, p)
+                    (self.size(c.schema, &p, 0), c.schema, p)
                 })
                 .max_by_key(|(s, _, _)| *s);
             match heaviest {

@@ -83,14 +83,18 @@ impl<'a> Engine<'a> {
 
     /// Fails fast when inlining would clearly exceed the budget, before building anything.
     fn refuse_bombs(&self) -> Result<(), ProjectionError> {
-        let mut estimate = Estimate::new(self.root, &self.index);
+        let unroll = match self.opts.recursion {
+            Recursion::Unroll(levels) => Some(levels),
+            Recursion::Keep => None,
+        };
+        let mut estimate = Estimate::new(self.root, &self.index, unroll, self.budget);
         if estimate.size(self.root, "", 0) <= self.budget as u64 {
             return Ok(());
         }
         Err(ProjectionError::Budget {
             limit: self.budget,
             at: String::new(),
-            chain: estimate.heaviest_chain(self.root, String::new()),
+            chain: estimate.heaviest_chain(),
         })
     }
 

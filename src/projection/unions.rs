@@ -191,8 +191,10 @@ pub(crate) fn flatten(
     let union_ptr = pointer::push(orig, union_keyword(orig_map));
     let (nulls, objects): (Vec<usize>, Vec<usize>) =
         (0..alts.len()).partition(|i| is_null_schema(&alts[*i]));
-    if objects.len() < 2 {
-        if objects.len() == 1 && !nulls.is_empty() {
+    // One alternative beside nulls is an optional value, not a union of tagged objects; a
+    // single tagged alternative on its own is a (one-member) discriminated union.
+    if objects.is_empty() || (objects.len() == 1 && !nulls.is_empty()) {
+        if objects.len() == 1 {
             let alt_notes = node.take_notes_under(&["anyOf", &objects[0].to_string()]);
             let holder = Out {
                 value: Value::Null,

@@ -1,0 +1,818 @@
+//! The generic checks of [`super::rule::Check`]: each turns a schema (or a tool list) into the
+//! places it matches. Nothing here knows about providers.
+
+use std::cell::{OnceCell, RefCell};
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::nodes::{self, NESTING, Node};
+use super::ollama::{self, OllamaView};
+use super::rule::{Check, Counted, Limit, NamePattern, RootTypeCase, Where};
+use super::text::{self, py_set, short_json};
+use crate::pointer;
+use crate::schema::Kind;
+
+/// One place a check matched.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Hit {
+    /// The schema the finding is about.
+    pub pointer: String,
+    /// The keyword inside that schema, when the finding is about one.
+    pub keyword: Option<String>,
+    /// What exactly is wrong, for `{detail}`.
+    pub detail: String,
+    /// A second value for templates (`{item}`): a property name, an index, a `$ref` target.
+    pub item: String,
+}
+
+impl Hit {
+    fn at(pointer: &str, detail: impl Into<String>) -> Hit {
+        Hit {
+            pointer: pointer.to_owned(),
+            detail: detail.into(),
+            ..Hit::default()
+        }
+    }
+
+    fn keyword(mut self, keyword: &str) -> Hit {
+        self.keyword = Some(keyword.to_owned());
+        self
+    }
+
+    fn item(mut self, item: impl Into<String>) -> Hit {
+        self.item = item.into();
+        self
+    }
+}
+
+/// One parameter schema, prepared once for every rule of a profile.
+pub(crate) struct SchemaCx<'a> {
+    pub root: &'a Value,
+    pub nodes: Vec<Node<'a>>,
+    pub index: HashMap<String, usize>,
+    ollama: OnceCell<OllamaView>,
+    /// Gemini proto paths by pointer: numbering a map entry scans the map, and a big
+    /// `$defs` would otherwise be scanned once per finding.
+    proto: RefCell<HashMap<String, String>>,
+}
+
+impl<'a> SchemaCx<'a> {
+    pub fn new(root: &'a Value) -> SchemaCx<'a> {
+        let nodes = nodes::collect(root);
+        let index = nodes::index(&nodes)
+            .into_iter()
+            .map(|(p, i)| (p.to_owned(), i))
+            .collect();
+        SchemaCx {
+            root,
+            nodes,
+            index,
+            ollama: OnceCell::new(),
+            proto: RefCell::new(HashMap::new()),
+        }
+    }
+
+    pub fn proto_path(&self, at: &str) -> String {
+        self.proto
+            .borrow_mut()
+            .entry(at.to_owned())
+            .or_insert_with(|| text::proto_path(self.root, at))
+            .clone()
+    }
+
+    pub fn ollama(&self) -> &OllamaView {
+        self.ollama.get_or_init(|| ollama::view(self.root))
+    }
+
+    /// The schema holding `at` and the keyword `at` lies under, for locations inside a
+    /// keyword's value (`/required`, `/properties/a/exclusiveMinimum`).
+    pub fn locate(&self, at: &str) -> (String, Option<String>) {
+        let mut current = at;
+        let mut below: Option<&str> = None;
+        loop {
+            if self.index.contains_key(current) {
+                let keyword = below.map(|b| {
+                    let rest = &b[current.len()..];
+                    let token = rest.trim_start_matches('/').split('/').next();
+                    pointer::unescape(token.unwrap_or_default()).into_owned()
+                });
+                return (current.to_owned(), keyword);
+            }
+            match pointer::parent(current) {
+                Some(parent) => {
+                    below = Some(current);
+                    current = parent;
+                }
+                None => return (String::new(), None),
+            }
+        }
+    }
+
+    /// Document order of a schema pointer (unknown pointers sort last).
+    pub fn order(&self, at: &str) -> usize {
+        self.index.get(at).copied().unwrap_or(usize::MAX)
+    }
+}
+
+fn type_names(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// An object schema by `type`, or by `properties` when there is no `type` at all.
+fn is_object(schema: &Value) -> bool {
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    let types = type_names(schema);
+    types.contains(&"object") || (!map.contains_key("type") && map.contains_key("properties"))
+}
+
+fn is_array(schema: &Value) -> bool {
+    type_names(schema).contains(&"array")
+}
+
+/// Whether a schema says anything about what kind of value it accepts.
+fn is_typed(schema: &Value) -> bool {
+    const TYPING: &[&str] = &[
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+        "properties",
+        "items",
+    ];
+    schema
+        .as_object()
+        .is_some_and(|m| TYPING.iter().any(|k| m.contains_key(*k)))
+}
+
+fn in_scope(node: &Node<'_>, at: Where) -> bool {
+    match at {
+        Where::Root => node.pointer.is_empty(),
+        Where::Nested => !node.pointer.is_empty(),
+        Where::Anywhere => true,
+    }
+}
+
+fn objects<'n, 'a>(
+    cx: &'n SchemaCx<'a>,
+) -> impl Iterator<Item = (&'n Node<'a>, &'a Map<String, Value>)> {
+    cx.nodes
+        .iter()
+        .filter_map(|n| n.schema.as_object().map(|m| (n, m)))
+}
+
+/// Names the first way `name` breaks `pattern`.
+pub(crate) fn name_problem(name: &str, pattern: &NamePattern) -> Option<String> {
+    let len = name.chars().count();
+    if len == 0 {
+        return Some("is empty".to_owned());
+    }
+    if len > pattern.max {
+        return Some(format!(
+            "is {len} characters long (at most {})",
+            pattern.max
+        ));
+    }
+    if pattern.letter_or_underscore_first {
+        let first = name.chars().next().unwrap_or_default();
+        if !(first.is_ascii_alphabetic() || first == '_') {
+            return Some(format!(
+                "starts with {first:?} (a letter or _ must come first)"
+            ));
+        }
+    }
+    name.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || pattern.extra.contains(*c)))
+        .map(|c| format!("contains {c:?}"))
+}
+
+/// True when `pattern` has a lookahead or lookbehind group, ignoring escaped characters and
+/// parentheses inside character classes; `(?<name>` is a named group, not a lookbehind.
+pub(crate) fn has_lookaround(pattern: &str) -> bool {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut in_class = false;
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => {
+                let next: String = chars[i + 1..].iter().take(3).collect();
+                if next.starts_with("?=")
+                    || next.starts_with("?!")
+                    || next.starts_with("?<=")
+                    || next.starts_with("?<!")
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    match *check {
+        Check::RootNotJsonObject => {
+            if !cx.root.is_object() {
+                hits.push(Hit::at("", short_json(cx.root)));
+            }
+        }
+        Check::RootType(case) => match cx.root.get("type") {
+            None if case != RootTypeCase::NotObject => {
+                hits.push(Hit::at("", "null").keyword("type"));
+            }
+            Some(t) if t != "object" && case != RootTypeCase::Missing => {
+                hits.push(Hit::at("", short_json(t)).keyword("type"));
+            }
+            _ => {}
+        },
+        Check::Keywords { names, at } => {
+            for (node, map) in objects(cx).filter(|(n, _)| in_scope(n, at)) {
+                for key in map.keys().filter(|k| names.contains(&k.as_str())) {
+                    hits.push(Hit::at(&node.pointer, key.as_str()).keyword(key));
+                }
+            }
+        }
+        Check::KeywordsOutside { allowed, at } => {
+            for (node, map) in objects(cx).filter(|(n, _)| in_scope(n, at)) {
+                for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
+                    hits.push(Hit::at(&node.pointer, key.as_str()).keyword(key));
+                }
+            }
+        }
+        Check::Values { keyword, allowed } => {
+            for (node, map) in objects(cx) {
+                if let Some(Value::String(v)) = map.get(keyword)
+                    && !allowed.contains(&v.as_str())
+                {
+                    hits.push(Hit::at(&node.pointer, v.as_str()).keyword(keyword));
+                }
+            }
+        }
+        Check::AtMost { keyword, max } => {
+            for (node, map) in objects(cx) {
+                if let Some(n) = map.get(keyword).and_then(Value::as_f64)
+                    && n > max as f64
+                {
+                    hits.push(Hit::at(&node.pointer, map[keyword].to_string()).keyword(keyword));
+                }
+            }
+        }
+        Check::Closed => {
+            for (node, map) in objects(cx).filter(|(n, _)| is_object(n.schema)) {
+                let detail = match map.get("additionalProperties") {
+                    Some(Value::Bool(false)) => continue,
+                    None => "it is not set".to_owned(),
+                    Some(Value::Bool(true)) => "it is true".to_owned(),
+                    Some(_) => "it is a schema".to_owned(),
+                };
+                hits.push(Hit::at(&node.pointer, detail).keyword("additionalProperties"));
+            }
+        }
+        Check::AllRequired => {
+            for (node, map) in objects(cx) {
+                let Some(Value::Object(props)) = map.get("properties") else {
+                    continue;
+                };
+                let required: HashSet<&str> = map
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                for key in props.keys().filter(|k| !required.contains(k.as_str())) {
+                    hits.push(
+                        Hit::at(&node.pointer, key.as_str())
+                            .keyword("required")
+                            .item(key.as_str()),
+                    );
+                }
+            }
+        }
+        Check::RequiredDeclared => {
+            for (node, map) in objects(cx) {
+                let Some(Value::Array(required)) = map.get("required") else {
+                    continue;
+                };
+                let props = map.get("properties").and_then(Value::as_object);
+                for (i, name) in required.iter().enumerate() {
+                    let Some(name) = name.as_str() else { continue };
+                    if !props.is_some_and(|p| p.contains_key(name)) {
+                        hits.push(
+                            Hit::at(&node.pointer, name)
+                                .keyword("required")
+                                .item(i.to_string()),
+                        );
+                    }
+                }
+            }
+        }
+        Check::ObjectProperties => {
+            for (node, map) in objects(cx).filter(|(n, _)| is_object(n.schema)) {
+                if !map.contains_key("properties") {
+                    hits.push(Hit::at(&node.pointer, ""));
+                }
+            }
+        }
+        Check::TypeArray => {
+            for (node, map) in objects(cx) {
+                if let Some(t @ Value::Array(_)) = map.get("type") {
+                    hits.push(Hit::at(&node.pointer, short_json(t)).keyword("type"));
+                }
+            }
+        }
+        Check::EnumValues { kinds } => {
+            let allowed = |k: Kind| {
+                kinds.contains(&k) || (k == Kind::Integer && kinds.contains(&Kind::Number))
+            };
+            for (node, map) in objects(cx) {
+                let Some(Value::Array(values)) = map.get("enum") else {
+                    continue;
+                };
+                for (i, v) in values.iter().enumerate() {
+                    if !allowed(Kind::of(v)) {
+                        hits.push(
+                            Hit::at(&node.pointer, short_json(v))
+                                .keyword("enum")
+                                .item(i.to_string()),
+                        );
+                    }
+                }
+            }
+        }
+        Check::EnumOnNonString => {
+            for (node, map) in objects(cx) {
+                if map.contains_key("enum") && map.get("type") != Some(&Value::from("string")) {
+                    let detail = map
+                        .get("type")
+                        .map(short_json)
+                        .unwrap_or_else(|| "no type".to_owned());
+                    hits.push(Hit::at(&node.pointer, detail).keyword("enum"));
+                }
+            }
+        }
+        Check::RefSiblings {
+            allowed,
+            dollar_prefixed,
+        } => {
+            for (node, map) in objects(cx) {
+                let Some(reference) = map.get("$ref") else {
+                    continue;
+                };
+                let siblings: Vec<&str> = map
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|k| {
+                        *k != "$ref"
+                            && !allowed.contains(k)
+                            && !(dollar_prefixed && k.starts_with('$'))
+                    })
+                    .collect();
+                if !siblings.is_empty() {
+                    let target = reference.as_str().unwrap_or_default();
+                    let name = target.rsplit('/').next().unwrap_or(target);
+                    hits.push(
+                        Hit::at(&node.pointer, py_set(&siblings))
+                            .keyword("$ref")
+                            .item(pointer::unescape(name).into_owned()),
+                    );
+                }
+            }
+        }
+        Check::ArrayItems => {
+            for (node, map) in objects(cx).filter(|(n, _)| is_array(n.schema)) {
+                if !map.contains_key("items") {
+                    let detail = if map.contains_key("prefixItems") {
+                        "only `prefixItems` describes the elements"
+                    } else {
+                        "nothing describes the elements"
+                    };
+                    hits.push(Hit::at(&node.pointer, detail));
+                }
+            }
+        }
+        Check::ArrayItemsTyped => {
+            for (node, map) in objects(cx).filter(|(n, _)| is_array(n.schema)) {
+                if let Some(items) = map.get("items")
+                    && !is_typed(items)
+                {
+                    hits.push(Hit::at(&node.pointer, short_json(items)).keyword("items"));
+                }
+            }
+        }
+        Check::NodeType { stand_ins } => {
+            for node in &cx.nodes {
+                let untyped = match node.schema {
+                    Value::Object(m) => !stand_ins.iter().any(|k| m.contains_key(*k)),
+                    Value::Bool(b) => *b,
+                    _ => false,
+                };
+                if untyped {
+                    hits.push(Hit::at(&node.pointer, short_json(node.schema)));
+                }
+            }
+        }
+        Check::Lookaround => {
+            for (node, map) in objects(cx) {
+                if let Some(Value::String(p)) = map.get("pattern")
+                    && has_lookaround(p)
+                {
+                    hits.push(Hit::at(&node.pointer, p.as_str()).keyword("pattern"));
+                }
+            }
+        }
+        Check::RecursiveRef => hits.extend(recursive_refs(cx)),
+        Check::Limit(limit) => hits.extend(limit_hits(limit, cx)),
+        Check::Draft2020 => {
+            let validator = jsonschema::draft202012::meta::validator();
+            // The meta-schema reaches one bad value along several paths; one finding each.
+            let mut seen = HashSet::new();
+            for error in validator.iter_errors(cx.root) {
+                if !seen.insert(error.instance_path().as_str().to_owned()) {
+                    continue;
+                }
+                let (at, keyword) = cx.locate(error.instance_path().as_str());
+                let mut hit = Hit::at(&at, error.to_string());
+                hit.keyword = keyword;
+                hits.push(hit);
+            }
+        }
+        Check::PropertyName(pattern) => {
+            for (node, map) in objects(cx) {
+                let Some(Value::Object(props)) = map.get("properties") else {
+                    continue;
+                };
+                for name in props.keys() {
+                    if let Some(problem) = name_problem(name, &pattern) {
+                        let at = pointer::join(&node.pointer, ["properties", name.as_str()]);
+                        hits.push(Hit::at(&at, problem).item(name.as_str()));
+                    }
+                }
+            }
+        }
+        Check::GoDecode => {
+            for error in &cx.ollama().errors {
+                let (at, keyword) = cx.locate(&error.pointer);
+                let mut hit = Hit::at(&at, error.message.as_str());
+                hit.keyword = keyword;
+                hits.push(hit);
+            }
+        }
+        Check::GoDropped(class) => {
+            for d in cx.ollama().dropped.iter().filter(|d| d.class == class) {
+                hits.push(Hit::at(&d.pointer, d.keyword.as_str()).keyword(&d.keyword));
+            }
+        }
+        Check::ToolName(_) | Check::UniqueToolNames | Check::ToolSet { .. } => {}
+    }
+    hits
+}
+
+/// `$ref`s that lead back into a schema they sit in.
+///
+/// Targets form a graph: `u → t` when a `$ref` to `t` sits inside `u`. A `$ref` at `s` to `t`
+/// closes a cycle exactly when some target containing `s` lies in the same strongly connected
+/// component as `t` (that target has an edge to `t`, so reaching it from `t` is a cycle). One
+/// pass over the refs and one SCC computation keep this linear in practice, however many
+/// definitions a large document has.
+fn recursive_refs(cx: &SchemaCx<'_>) -> Vec<Hit> {
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut refs: Vec<(&str, usize)> = Vec::new();
+    for node in &cx.nodes {
+        let Some(fragment) = node
+            .schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+        else {
+            continue;
+        };
+        let next = ids.len();
+        let id = *ids.entry(percent_decode(fragment)).or_insert(next);
+        refs.push((node.pointer.as_str(), id));
+    }
+    // Targets containing a site: the site itself and each enclosing pointer.
+    let containing = |site: &str| -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = Some(site);
+        while let Some(p) = at {
+            if let Some(id) = ids.get(p) {
+                out.push(*id);
+            }
+            at = pointer::parent(p);
+        }
+        out
+    };
+    let mut edges = vec![Vec::new(); ids.len()];
+    for (site, target) in &refs {
+        for u in containing(site) {
+            edges[u].push(*target);
+        }
+    }
+    let component = strongly_connected(&edges);
+    let names: HashMap<usize, &str> = ids.iter().map(|(k, v)| (*v, k.as_str())).collect();
+    refs.iter()
+        .filter(|(site, target)| {
+            containing(site)
+                .into_iter()
+                .any(|u| component[u] == component[*target])
+        })
+        .map(|(site, target)| {
+            let shown = format!("#{}", names[target]);
+            Hit::at(site, shown.as_str()).keyword("$ref").item(shown)
+        })
+        .collect()
+}
+
+/// Tarjan's algorithm without recursion: the component number of every vertex.
+fn strongly_connected(edges: &[Vec<usize>]) -> Vec<usize> {
+    const UNSEEN: usize = usize::MAX;
+    let n = edges.len();
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut component = vec![UNSEEN; n];
+    let mut stack = Vec::new();
+    let mut counter = 0;
+    let mut components = 0;
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        // (vertex, next edge to look at)
+        let mut work = vec![(root, 0)];
+        while let Some(&mut (v, ref mut next)) = work.last_mut() {
+            if *next == 0 && index[v] == UNSEEN {
+                index[v] = counter;
+                low[v] = counter;
+                counter += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&w) = edges[v].get(*next) {
+                *next += 1;
+                if index[w] == UNSEEN {
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component[w] = components;
+                    if w == v {
+                        break;
+                    }
+                }
+                components += 1;
+            }
+        }
+    }
+    component
+}
+
+/// URI fragments may percent-encode pointer characters (`%24defs`).
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_owned();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(b) = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn limit_hits(limit: Limit, cx: &SchemaCx<'_>) -> Vec<Hit> {
+    let maps = |key: &'static str| {
+        objects(cx).filter_map(move |(_, m)| m.get(key).and_then(Value::as_object))
+    };
+    let enums = || objects(cx).filter_map(|(n, m)| Some((n, m.get("enum")?.as_array()?)));
+    let over = |total: usize, max: usize| {
+        (total > max)
+            .then(|| Hit::at("", format!("{total}")))
+            .into_iter()
+            .collect::<Vec<_>>()
+    };
+    match limit {
+        Limit::Properties(max) => over(maps("properties").map(Map::len).sum(), max),
+        Limit::EnumValues(max) => over(enums().map(|(_, e)| e.len()).sum(), max),
+        Limit::StringChars(max) => {
+            let names: usize = ["properties", "$defs", "definitions"]
+                .into_iter()
+                .flat_map(maps)
+                .flat_map(Map::keys)
+                .map(|k| k.chars().count())
+                .sum();
+            let enum_chars: usize = enums()
+                .flat_map(|(_, e)| e.iter())
+                .filter_map(Value::as_str)
+                .map(|s| s.chars().count())
+                .sum();
+            let consts: usize = objects(cx)
+                .filter_map(|(_, m)| m.get("const")?.as_str())
+                .map(|s| s.chars().count())
+                .sum();
+            over(names + enum_chars + consts, max)
+        }
+        Limit::Depth(max) => cx
+            .nodes
+            .iter()
+            .filter(|n| n.depth == max + 1 && n.via.is_some_and(|k| NESTING.contains(&k)))
+            .map(|n| Hit::at(&n.pointer, format!("{}", n.depth)))
+            .collect(),
+        Limit::LargeStringEnum { values, chars } => enums()
+            .filter(|(_, e)| e.len() > values && e.iter().all(Value::is_string))
+            .filter_map(|(n, e)| {
+                let total: usize = e
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| s.chars().count())
+                    .sum();
+                (total > chars).then(|| {
+                    Hit::at(
+                        &n.pointer,
+                        format!("{} values, {total} characters", e.len()),
+                    )
+                    .keyword("enum")
+                })
+            })
+            .collect(),
+    }
+}
+
+/// A tool as the provider receives it.
+pub(crate) struct ToolCx<'a> {
+    pub name: Option<&'a str>,
+    pub schema: &'a SchemaCx<'a>,
+}
+
+/// Tool-level hits, as (tool index, hit).
+pub(crate) fn tool_hits(check: &Check, tools: &[ToolCx<'_>]) -> Vec<(usize, Hit)> {
+    let mut hits = Vec::new();
+    match *check {
+        Check::ToolName(pattern) => {
+            for (i, tool) in tools.iter().enumerate() {
+                let Some(name) = tool.name else { continue };
+                if let Some(problem) = name_problem(name, &pattern) {
+                    hits.push((i, Hit::at("", problem).item(name)));
+                }
+            }
+        }
+        Check::UniqueToolNames => {
+            let mut first: HashMap<&str, usize> = HashMap::new();
+            for (i, tool) in tools.iter().enumerate() {
+                let Some(name) = tool.name else { continue };
+                match first.get(name) {
+                    Some(j) => hits.push((i, Hit::at("", name).item(j.to_string()))),
+                    None => {
+                        first.insert(name, i);
+                    }
+                }
+            }
+        }
+        Check::ToolSet { counted, max } => {
+            let mut total = 0;
+            for (i, tool) in tools.iter().enumerate() {
+                let before = total;
+                total += count(counted, tool.schema);
+                if before <= max && total > max {
+                    hits.push((i, Hit::at("", total.to_string())));
+                }
+            }
+        }
+        _ => {}
+    }
+    hits
+}
+
+fn count(counted: Counted, cx: &SchemaCx<'_>) -> usize {
+    match counted {
+        Counted::Tools => 1,
+        Counted::OptionalProperties => objects(cx)
+            .filter_map(|(_, m)| {
+                let props = m.get("properties")?.as_object()?;
+                let required: HashSet<&str> = m
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                Some(
+                    props
+                        .keys()
+                        .filter(|k| !required.contains(k.as_str()))
+                        .count(),
+                )
+            })
+            .sum(),
+        Counted::UnionProperties => objects(cx)
+            .filter_map(|(_, m)| m.get("properties")?.as_object())
+            .flat_map(Map::values)
+            .filter(|p| p.get("anyOf").is_some() || p.get("type").is_some_and(Value::is_array))
+            .count(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookaround_detection() {
+        for yes in ["^(?=.*[a-z]).+$", "a(?!b)", "(?<=x)y", "(?<!x)y"] {
+            assert!(has_lookaround(yes), "{yes}");
+        }
+        for no in [r"\(?=x", "[(?=]", "(?<name>x)", "(?:a)", "^[a-z]+$"] {
+            assert!(!has_lookaround(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn name_problems() {
+        let p = NamePattern {
+            extra: "_-",
+            letter_or_underscore_first: true,
+            max: 5,
+            shown: "",
+        };
+        assert_eq!(name_problem("ab_c", &p), None);
+        assert_eq!(name_problem("", &p).as_deref(), Some("is empty"));
+        assert_eq!(
+            name_problem("abcdef", &p).as_deref(),
+            Some("is 6 characters long (at most 5)")
+        );
+        assert_eq!(
+            name_problem("1a", &p).as_deref(),
+            Some("starts with '1' (a letter or _ must come first)")
+        );
+        assert_eq!(name_problem("a.b", &p).as_deref(), Some("contains '.'"));
+    }
+
+    #[test]
+    fn components_group_cycles_only() {
+        // 0 → 1 → 2 → 0, 2 → 3, 4 → 4
+        let c = strongly_connected(&[vec![1], vec![2], vec![0, 3], vec![], vec![4]]);
+        assert!(c[0] == c[1] && c[1] == c[2]);
+        assert_ne!(c[2], c[3]);
+        assert_ne!(c[3], c[4]);
+    }
+
+    #[test]
+    fn recursion_through_definitions_is_found_at_every_ref_on_the_cycle() {
+        let s = serde_json::json!({
+            "properties": {"root": {"$ref": "#/$defs/A"}},
+            "$defs": {
+                "A": {"properties": {"b": {"$ref": "#/$defs/B"}}},
+                "B": {"items": {"$ref": "#/$defs/A"}},
+                "C": {"properties": {"self": {"$ref": "#/$defs/C"}, "a": {"$ref": "#/$defs/A"}}}
+            }
+        });
+        let cx = SchemaCx::new(&s);
+        let got: Vec<String> = recursive_refs(&cx).into_iter().map(|h| h.pointer).collect();
+        assert_eq!(
+            got,
+            vec![
+                "/$defs/A/properties/b",
+                "/$defs/B/items",
+                "/$defs/C/properties/self"
+            ]
+        );
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("/%24defs/A"), "/$defs/A");
+        assert_eq!(percent_decode("/a%2"), "/a%2");
+    }
+}

@@ -1,0 +1,1208 @@
+//! Provider lint: every rule of every profile against a small hand-made schema (with the
+//! provider's own error text where the research notes quote one), the samples, and the CLI.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use schemalens::lint::{self, Finding, Profile, Severity, Subject, Target};
+use schemalens::manifest::load_path;
+use schemalens::{Options, project_tool};
+use serde_json::{Value, json};
+
+fn sample(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(name)
+}
+
+/// A valid OpenAI-strict object around `properties` (all required, closed), so a case's
+/// finding is the only one its rule reports.
+fn strict(properties: Value) -> Value {
+    let required: Vec<&String> = properties.as_object().unwrap().keys().collect();
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false
+    })
+}
+
+/// An object for the non-strict profiles.
+fn object(properties: Value) -> Value {
+    json!({"type": "object", "properties": properties})
+}
+
+/// One rule firing on one schema.
+struct Case {
+    profile: Profile,
+    rule: &'static str,
+    /// Tool names; a tool-list rule reports on the last one.
+    names: Vec<&'static str>,
+    schema: Value,
+    /// The schema the finding is about.
+    at: &'static str,
+    /// The provider's error text as it should come out, when the notes quote one.
+    says: Option<&'static str>,
+}
+
+fn case(profile: Profile, rule: &'static str, schema: Value, at: &'static str) -> Case {
+    Case {
+        profile,
+        rule,
+        names: vec!["get_data"],
+        schema,
+        at,
+        says: None,
+    }
+}
+
+impl Case {
+    fn says(mut self, text: &'static str) -> Case {
+        self.says = Some(text);
+        self
+    }
+
+    fn named(mut self, names: &[&'static str]) -> Case {
+        self.names = names.to_vec();
+        self
+    }
+}
+
+fn many_properties(n: usize) -> Value {
+    let props: serde_json::Map<String, Value> = (0..n)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
+    strict(Value::Object(props))
+}
+
+/// An object nested `levels` deep under properties named `l1`, `l2`, …
+fn nested(levels: usize) -> Value {
+    let mut inner = json!({"type": "string"});
+    for level in (1..=levels).rev() {
+        inner = strict(json!({ format!("l{level}"): inner }));
+    }
+    inner
+}
+
+fn cases() -> Vec<Case> {
+    use Profile::*;
+    let mut out = vec![
+        // ---- openai-strict
+        case(
+            OpenAiStrict,
+            "root-type",
+            json!({"oneOf": [strict(json!({}))]}),
+            "",
+        )
+        .says("schema must be a JSON Schema of 'type: \"object\"', got 'type: null'."),
+        case(
+            OpenAiStrict,
+            "root-union",
+            json!({"type": "object", "properties": {}, "additionalProperties": false,
+                   "anyOf": [{"required": []}]}),
+            "",
+        )
+        .says("schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level."),
+        case(
+            OpenAiStrict,
+            "oneof",
+            strict(json!({"pet": {"oneOf": [{"type": "string"}, {"type": "integer"}]}})),
+            "/properties/pet",
+        )
+        .says("In context=('properties', 'pet'), 'oneOf' is not permitted."),
+        case(
+            OpenAiStrict,
+            "unsupported-keyword",
+            strict(json!({"rich_text": {"type": "array", "items": {"allOf": [{"type": "string"}]}}})),
+            "/properties/rich_text/items",
+        )
+        .says("In context=('properties', 'rich_text', 'items'), 'allOf' is not permitted."),
+        case(
+            OpenAiStrict,
+            "default",
+            strict(json!({"status": {"type": "string", "default": "open"}})),
+            "/properties/status",
+        )
+        .says("In context=('properties', 'status'), 'default' is not permitted."),
+        case(
+            OpenAiStrict,
+            "property-names",
+            strict(json!({"tags": {"type": "object", "properties": {}, "additionalProperties": false,
+                                   "propertyNames": {"pattern": "^x"}}})),
+            "/properties/tags",
+        )
+        .says("In context=('properties', 'tags'), 'propertyNames' is not permitted."),
+        case(
+            OpenAiStrict,
+            "ref-siblings",
+            {
+                let mut s = strict(json!({"a": {"$ref": "#/$defs/A", "description": "d", "title": "T"}}));
+                s["$defs"] = json!({"A": {"type": "string"}});
+                s
+            },
+            "/properties/a",
+        )
+        .says("$ref cannot have keywords {'description', 'title'}"),
+        case(
+            OpenAiStrict,
+            "format",
+            strict(json!({"url": {"type": "string", "format": "uri"}})),
+            "/properties/url",
+        )
+        .says("In context=('properties', 'url'), 'uri' is not a valid format."),
+        case(
+            OpenAiStrict,
+            "pattern-lookaround",
+            strict(json!({"fileKey": {"type": "string", "pattern": "^(?!-)[a-z-]+$"}})),
+            "/properties/fileKey",
+        )
+        .says("Invalid JSON schema: regex lookaround is not supported. Found at $.properties.fileKey.pattern."),
+        case(
+            OpenAiStrict,
+            "additional-properties",
+            strict(json!({"permissions": {"type": "object",
+                "properties": {"read": {"type": "boolean"}}, "required": ["read"]}})),
+            "/properties/permissions",
+        )
+        .says("Invalid schema for function 'get_data': In context=('properties', 'permissions'), 'additionalProperties' is required to be supplied and to be false."),
+        case(
+            OpenAiStrict,
+            "required-all",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}),
+            "",
+        )
+        .says("Invalid schema for function 'get_data': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'a'."),
+        case(
+            OpenAiStrict,
+            "required-undeclared",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"],
+                   "additionalProperties": false}),
+            "",
+        )
+        .says("Extra required key 'b' supplied."),
+        case(
+            OpenAiStrict,
+            "object-properties",
+            json!({"type": "object", "additionalProperties": false}),
+            "",
+        )
+        .says("In context=(), object schema missing properties."),
+        case(
+            OpenAiStrict,
+            "array-items",
+            strict(json!({"paths": {"type": "array"}})),
+            "/properties/paths",
+        )
+        .says("In context=('properties', 'paths'), array schema missing items."),
+        case(
+            OpenAiStrict,
+            "array-items-typed",
+            strict(json!({"paths": {"type": "array", "items": {"description": "a path"}}})),
+            "/properties/paths",
+        ),
+        case(
+            OpenAiStrict,
+            "discriminator",
+            strict(json!({"pet": {"anyOf": [{"type": "string"}], "discriminator": {"propertyName": "k"}}})),
+            "/properties/pet",
+        ),
+        case(
+            OpenAiStrict,
+            "undocumented-keyword",
+            strict(json!({"name": {"type": "string", "minLength": 1}})),
+            "/properties/name",
+        ),
+        case(OpenAiStrict, "limit-properties", many_properties(5001), ""),
+        case(
+            OpenAiStrict,
+            "limit-depth",
+            nested(11),
+            "/properties/l1/properties/l2/properties/l3/properties/l4/properties/l5/properties/l6/properties/l7/properties/l8/properties/l9/properties/l10/properties/l11",
+        ),
+        case(
+            OpenAiStrict,
+            "limit-enum-values",
+            strict(json!({"n": {"type": "integer", "enum": (0..1001).collect::<Vec<_>>()}})),
+            "",
+        ),
+        case(
+            OpenAiStrict,
+            "limit-string-length",
+            strict(json!({"s": {"type": "string",
+                "enum": (0..200).map(|i| format!("{i:0>601}")).collect::<Vec<_>>()}})),
+            "",
+        ),
+        case(
+            OpenAiStrict,
+            "limit-large-enum",
+            strict(json!({"s": {"type": "string",
+                "enum": (0..251).map(|i| format!("{i:0>60}")).collect::<Vec<_>>()}})),
+            "/properties/s",
+        ),
+        case(OpenAiStrict, "tool-name", strict(json!({})), "").named(&["do.it"]),
+        // ---- openai
+        case(OpenAi, "root-type", json!({"anyOf": [object(json!({}))]}), "")
+            .says("schema must be a JSON Schema of 'type: \"object\"', got 'type: null'."),
+        case(
+            OpenAi,
+            "root-union",
+            json!({"type": "object", "properties": {}, "not": {"required": ["x"]}}),
+            "",
+        )
+        .says("schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level."),
+        case(
+            OpenAi,
+            "oneof-nested",
+            object(json!({"pet": {"oneOf": [{"type": "string"}]}})),
+            "/properties/pet",
+        )
+        .says("In context=('properties', 'pet'), 'oneOf' is not permitted."),
+        case(
+            OpenAi,
+            "array-items",
+            object(json!({"paths": {"type": "array"}})),
+            "/properties/paths",
+        )
+        .says("In context=('properties', 'paths'), array schema missing items."),
+        case(OpenAi, "tool-name", object(json!({})), "").named(&["a tool"]),
+        // ---- gemini (parameters)
+        case(Gemini, "root-type", json!({"properties": {}}), "")
+            .says("functionDeclaration parameters schema should be of type OBJECT"),
+        case(
+            Gemini,
+            "const",
+            object(json!({"a": {"type": "string"},
+                "b": {"anyOf": [{"type": "string", "const": "x"}, {"type": "integer"}]}})),
+            "/properties/b/anyOf/0",
+        )
+        .says("Invalid JSON payload received. Unknown name \"const\" at 'tools[0].function_declarations[0].parameters.properties[1].value.any_of[0]': Cannot find field."),
+        case(
+            Gemini,
+            "oneof",
+            object(json!({"a": {"oneOf": [{"type": "string"}]}})),
+            "/properties/a",
+        ),
+        case(
+            Gemini,
+            "type-array",
+            object(json!({"x": {"type": ["string", "null"]}})),
+            "/properties/x",
+        )
+        .says("Invalid JSON payload received. Unknown name \"type\" at 'tools[0].function_declarations[0].parameters.properties[0].value': Proto field is not repeating, cannot start list."),
+        case(
+            Gemini,
+            "additional-properties",
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            "",
+        )
+        .says("Invalid JSON payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0].parameters': Cannot find field."),
+        case(
+            Gemini,
+            "ref-siblings",
+            json!({"type": "object", "properties": {"q": {"$ref": "#/$defs/QuestionOption", "title": "Q"}},
+                   "$defs": {"QuestionOption": {"type": "string"}}}),
+            "/properties/q",
+        )
+        .says("$ref 'QuestionOption' was set alongside unsupported fields. If a schema node has $ref set, then only description and default can be set alongside it"),
+        case(
+            Gemini,
+            "refs",
+            json!({"type": "object", "properties": {"q": {"$ref": "#/$defs/Q"}},
+                   "$defs": {"Q": {"type": "string"}}}),
+            "/properties/q",
+        )
+        .says("referenced name does not match display_name"),
+        case(
+            Gemini,
+            "enum-values",
+            object(json!({"level": {"type": "string", "enum": ["1", 2]}})),
+            "/properties/level",
+        )
+        .says("Invalid value at 'tools[0].function_declarations[0].parameters.properties[0].value.enum[1]' (TYPE_STRING), 2"),
+        case(
+            Gemini,
+            "enum-type",
+            object(json!({"level": {"type": "integer", "enum": [1, 2]}})),
+            "/properties/level",
+        )
+        .says("function declaration enum only allowed for STRING type"),
+        case(
+            Gemini,
+            "required-undeclared",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}),
+            "",
+        )
+        .says("* GenerateContentRequest.tools[0].function_declarations[0].parameters.required[0]: property is not defined"),
+        case(
+            Gemini,
+            "array-items",
+            object(json!({"xs": {"type": "array"}})),
+            "/properties/xs",
+        )
+        .says("items: missing field"),
+        case(
+            Gemini,
+            "format",
+            object(json!({"mail": {"type": "string", "format": "email"}})),
+            "/properties/mail",
+        ),
+        case(
+            Gemini,
+            "type-name",
+            object(json!({"mode": {"type": "enum"}})),
+            "/properties/mode",
+        )
+        .says("Invalid value at 'tools[0].function_declarations[0].parameters.properties[0].value.type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), \"enum\""),
+        case(
+            Gemini,
+            "unknown-field",
+            object(json!({"n": {"type": "number", "exclusiveMinimum": 0}})),
+            "/properties/n",
+        )
+        .says("Invalid JSON payload received. Unknown name \"exclusiveMinimum\" at 'tools[0].function_declarations[0].parameters.properties[0].value': Cannot find field."),
+        case(
+            Gemini,
+            "node-type",
+            object(json!({"data": {"type": "object", "properties": {
+                "meta": {"type": "object", "properties": {"width": {"description": "px"}}}}}})),
+            "/properties/data/properties/meta/properties/width",
+        )
+        .says("Unable to submit request because 'get_data' functionDeclaration 'parameters.data.meta.width' schema didn't specify the schema type field."),
+        case(Gemini, "object-properties", json!({"type": "object"}), "")
+            .says("* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: should be non-empty for OBJECT type"),
+        case(
+            Gemini,
+            "property-name",
+            object(json!({"user-id": {"type": "string"}})),
+            "/properties/user-id",
+        ),
+        case(Gemini, "tool-name", object(json!({})), "").named(&["1st_tool"]),
+        // ---- gemini-jsonschema
+        case(GeminiJsonSchema, "root-type", json!({"type": "string"}), ""),
+        case(
+            GeminiJsonSchema,
+            "ref-siblings",
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A", "description": "d"}},
+                   "$defs": {"A": {"type": "string"}}}),
+            "/properties/a",
+        ),
+        case(
+            GeminiJsonSchema,
+            "oneof",
+            object(json!({"a": {"oneOf": [{"type": "string"}]}})),
+            "/properties/a",
+        ),
+        case(
+            GeminiJsonSchema,
+            "recursive-ref",
+            object(json!({"child": {"$ref": "#"}})),
+            "/properties/child",
+        ),
+        case(
+            GeminiJsonSchema,
+            "enum-values",
+            object(json!({"flag": {"enum": [true, false]}})),
+            "/properties/flag",
+        ),
+        case(
+            GeminiJsonSchema,
+            "undocumented-keyword",
+            object(json!({"kind": {"type": "string", "const": "a"}})),
+            "/properties/kind",
+        ),
+        case(GeminiJsonSchema, "tool-name", object(json!({})), "").named(&["-x"]),
+    ];
+    out.extend(anthropic_cases(Anthropic));
+    out.extend(anthropic_cases(AnthropicStrict));
+    out.extend([
+        // ---- anthropic-strict only
+        case(
+            AnthropicStrict,
+            "additional-properties",
+            object(json!({"a": {"type": "string"}})),
+            "",
+        ),
+        case(
+            AnthropicStrict,
+            "unsupported-keyword",
+            strict(json!({"n": {"type": "integer", "minimum": 0}})),
+            "/properties/n",
+        ),
+        case(
+            AnthropicStrict,
+            "min-items",
+            strict(json!({"xs": {"type": "array", "items": {"type": "string"}, "minItems": 2}})),
+            "/properties/xs",
+        ),
+        case(
+            AnthropicStrict,
+            "format",
+            strict(json!({"ip": {"type": "string", "format": "ipv4-cidr"}})),
+            "/properties/ip",
+        ),
+        case(
+            AnthropicStrict,
+            "pattern-lookaround",
+            strict(json!({"w": {"type": "string", "pattern": "(?<=a)b"}})),
+            "/properties/w",
+        ),
+        case(
+            AnthropicStrict,
+            "recursive-ref",
+            {
+                let mut s = strict(json!({"root": {"$ref": "#/$defs/Node"}}));
+                s["$defs"] = json!({"Node": strict(json!({"next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}}))});
+                s
+            },
+            "/$defs/Node/properties/next/anyOf/0",
+        ),
+        case(
+            AnthropicStrict,
+            "enum-values",
+            strict(json!({"point": {"enum": [[0, 0]]}})),
+            "/properties/point",
+        ),
+        case(
+            AnthropicStrict,
+            "object-properties",
+            strict(json!({"meta": {"type": "object", "additionalProperties": false}})),
+            "/properties/meta",
+        ),
+        case(
+            AnthropicStrict,
+            "sdk-const",
+            strict(json!({"kind": {"type": "string", "const": "a"}})),
+            "/properties/kind",
+        ),
+        case(
+            AnthropicStrict,
+            "sdk-ref-siblings",
+            {
+                let mut s = strict(json!({"a": {"$ref": "#/$defs/A", "description": "d"}}));
+                s["$defs"] = json!({"A": {"type": "string"}});
+                s
+            },
+            "/properties/a",
+        ),
+        case(
+            AnthropicStrict,
+            "sdk-untyped",
+            strict(json!({"anything": {"description": "any JSON"}})),
+            "/properties/anything",
+        )
+        .says("Schema must have a 'type', 'enum', 'anyOf', 'oneOf', or 'allOf' field."),
+        case(AnthropicStrict, "limit-strict-tools", strict(json!({})), "").named(&[
+            "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t11", "t12", "t13", "t14",
+            "t15", "t16", "t17", "t18", "t19", "t20", "t21",
+        ]),
+        case(
+            AnthropicStrict,
+            "limit-optional",
+            json!({"type": "object", "additionalProperties": false,
+                   "properties": (0..25).map(|i| (format!("o{i}"), json!({"type": "string"})))
+                       .collect::<serde_json::Map<_, _>>()}),
+            "",
+        ),
+        case(
+            AnthropicStrict,
+            "limit-unions",
+            strict(Value::Object(
+                (0..17)
+                    .map(|i| (format!("u{i}"), json!({"type": ["string", "null"]})))
+                    .collect(),
+            )),
+            "",
+        ),
+        // ---- ollama
+        case(
+            Ollama,
+            "go-decode",
+            json!({"type": "object", "properties": []}),
+            "",
+        )
+        .says("json: cannot unmarshal array into Go struct field ToolFunctionParameters.tools.function.parameters.properties of type map[string]api.ToolProperty"),
+        case(
+            Ollama,
+            "go-decode",
+            json!({"type": "object", "properties": {"a": "string"}}),
+            "",
+        )
+        .says("json: cannot unmarshal string into Go struct field ToolFunctionParameters.tools.function.parameters.properties of type api.ToolProperty"),
+        case(
+            Ollama,
+            "go-decode",
+            json!({"type": "object", "properties": {}, "required": {"a": true}}),
+            "",
+        )
+        .says("json: cannot unmarshal object into Go struct field ToolFunctionParameters.tools.function.parameters.required of type []string"),
+        case(
+            Ollama,
+            "go-decode",
+            json!({"type": ["object", "null"], "properties": {}}),
+            "",
+        )
+        .says("json: cannot unmarshal array into Go struct field ToolFunctionParameters.tools.function.parameters.type of type string"),
+        case(
+            Ollama,
+            "dropped-structure",
+            object(json!({"pet": {"oneOf": [{"type": "string"}]}})),
+            "/properties/pet",
+        ),
+        case(
+            Ollama,
+            "dropped-constraint",
+            object(json!({"n": {"type": "integer", "minimum": 1}})),
+            "/properties/n",
+        ),
+        case(
+            Ollama,
+            "dropped-annotation",
+            object(json!({"n": {"type": "integer", "title": "N"}})),
+            "/properties/n",
+        ),
+        // ---- bedrock
+        case(Bedrock, "root-json-object", json!(true), "")
+            .says("The format of the value at toolConfig.tools.0.toolSpec.inputSchema.json is invalid. Provide a json object for the field and try again."),
+        case(Bedrock, "root-type", json!({"anyOf": [object(json!({}))]}), "")
+            .says("The value at toolConfig.tools.0.toolSpec.inputSchema.json.type must be one of the following: object."),
+        case(Bedrock, "tool-name", object(json!({})), "").named(&["get:data"]),
+        case(
+            Bedrock,
+            "strict-number-bounds",
+            object(json!({"n": {"type": "number", "multipleOf": 0.5}})),
+            "/properties/n",
+        ),
+        case(
+            Bedrock,
+            "strict-min-items",
+            object(json!({"xs": {"type": "array", "items": {}, "minItems": 3}})),
+            "/properties/xs",
+        ),
+        // ---- mcp
+        case(Mcp, "root-type", json!({"type": "array", "items": {}}), "")
+            .says("Invalid input: expected \"object\""),
+        case(Mcp, "root-union", json!({"anyOf": [object(json!({}))]}), "")
+            .says("object has unsupported top-level schema keyword 'anyOf'"),
+        case(Mcp, "tool-name", object(json!({})), "").named(&["files/read"]),
+        case(Mcp, "tool-name-unique", object(json!({})), "").named(&["read", "read"]),
+    ]);
+    out
+}
+
+/// The rules Anthropic's two profiles share.
+fn anthropic_cases(profile: Profile) -> Vec<Case> {
+    vec![
+        case(profile, "root-type-missing", json!({"anyOf": [object(json!({}))]}), "")
+            .says("tools.0.custom.input_schema.type: Field required"),
+        case(profile, "root-type", json!({"type": "array", "items": {}}), ""),
+        case(
+            profile,
+            "root-union",
+            json!({"type": "object", "properties": {}, "additionalProperties": false,
+                   "oneOf": [{"required": []}]}),
+            "",
+        )
+        .says("tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level"),
+        case(
+            profile,
+            "draft-2020-12",
+            strict(json!({"n": {"type": "number", "minimum": 0, "exclusiveMinimum": true}})),
+            "/properties/n",
+        )
+        .says("tools.0.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12)."),
+        case(profile, "tool-name", strict(json!({})), "")
+            .named(&["home.assistant"])
+            .says("tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"),
+        case(profile, "tool-name-unique", strict(json!({})), "")
+            .named(&["search", "search"])
+            .says("tools: Tool names must be unique."),
+    ]
+}
+
+fn run(case: &Case) -> Vec<Finding> {
+    let subjects: Vec<Subject<'_>> = case
+        .names
+        .iter()
+        .map(|n| Subject {
+            name: Some(n),
+            schema: &case.schema,
+        })
+        .collect();
+    lint::lint_tools(case.profile, &subjects)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn every_rule_of_every_profile_fires_on_its_case() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        let findings = run(&case);
+        let hit = findings
+            .iter()
+            .filter(|f| f.rule == case.rule && f.pointer == case.at)
+            .find(|f| case.says.is_none() || f.provider_message.as_deref() == case.says);
+        if hit.is_none() {
+            let got: Vec<String> = findings
+                .iter()
+                .map(|f| format!("{} #{} {:?}", f.rule, f.pointer, f.provider_message))
+                .collect();
+            failures.push(format!(
+                "{}/{} at #{}: expected {:?}\n    got: {got:#?}",
+                case.profile, case.rule, case.at, case.says
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_rule_has_a_case() {
+    let covered: BTreeSet<(Profile, &str)> = cases().iter().map(|c| (c.profile, c.rule)).collect();
+    let missing: Vec<String> = Profile::ALL
+        .iter()
+        .flat_map(|p| p.rules().iter().map(move |r| (*p, r.id)))
+        .filter(|key| !covered.contains(key))
+        .map(|(p, r)| format!("{p}/{r}"))
+        .collect();
+    assert!(missing.is_empty(), "rules without a case: {missing:?}");
+}
+
+#[test]
+fn rules_with_a_provider_message_are_checked_against_it() {
+    // A case that names the rule must quote the provider's text when the table has one, so
+    // the templates cannot drift from the research notes unnoticed.
+    for case in cases() {
+        let rule = case.profile.rule(case.rule).unwrap();
+        if rule.provider_message.is_some() && case.says.is_none() {
+            let findings = run(&case);
+            let f = findings.iter().find(|f| f.rule == case.rule).unwrap();
+            panic!(
+                "{}/{}: add .says({:?})",
+                case.profile,
+                case.rule,
+                f.provider_message.as_deref().unwrap_or_default()
+            );
+        }
+    }
+}
+
+#[test]
+fn draft07_tuple_items_break_anthropic_draft_2020_12() {
+    let schema = json!({"type": "object", "properties": {"pair": {
+        "type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false}}});
+    let findings = lint::lint_schema(Profile::Anthropic, &schema);
+    let f: Vec<(&str, &str, Option<&str>)> = findings
+        .iter()
+        .map(|f| (f.rule, f.pointer.as_str(), f.keyword.as_deref()))
+        .collect();
+    assert_eq!(
+        f,
+        vec![("draft-2020-12", "/properties/pair", Some("items"))]
+    );
+}
+
+/// Schemas each profile accepts without an error (warnings may remain).
+#[test]
+fn clean_schemas_pass_each_profile() {
+    let strict_ok = json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name."},
+            "unit": {"type": ["string", "null"], "enum": ["c", "f", null]},
+            "days": {"type": "integer", "minimum": 1, "maximum": 14},
+            "tags": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["city", "unit", "days", "tags"],
+        "additionalProperties": false
+    });
+    let gemini_ok = json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name."},
+            "unit": {"type": "string", "enum": ["c", "f"], "nullable": true},
+            "tags": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["city"]
+    });
+    for (profile, schema) in [
+        (Profile::OpenAiStrict, &strict_ok),
+        (Profile::OpenAi, &strict_ok),
+        (Profile::GeminiJsonSchema, &strict_ok),
+        (Profile::Anthropic, &strict_ok),
+        (Profile::Bedrock, &strict_ok),
+        (Profile::Mcp, &strict_ok),
+        (Profile::Ollama, &gemini_ok),
+        (Profile::Gemini, &gemini_ok),
+        (Profile::AnthropicStrict, &gemini_ok_closed()),
+    ] {
+        let findings = lint::lint_schema(profile, schema);
+        assert!(!lint::has_errors(&findings), "{profile}: {findings:#?}");
+    }
+    assert!(lint::lint_schema(Profile::OpenAiStrict, &strict_ok).is_empty());
+}
+
+fn gemini_ok_closed() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "unit": {"type": ["string", "null"]}},
+        "required": ["city"],
+        "additionalProperties": false
+    })
+}
+
+#[test]
+fn ollama_view_lists_what_the_model_sees() {
+    let schema = json!({
+        "type": "object",
+        "description": "not shown",
+        "properties": {
+            "op": {"oneOf": [{"$ref": "#/$defs/A"}], "title": "Op"},
+            "xs": {"type": "array", "items": {"$ref": "#/$defs/A"}}
+        },
+        "$defs": {"A": {"type": "object", "properties": {"k": {"const": "a"}}}}
+    });
+    let view = lint::ollama_view(&schema);
+    assert_eq!(
+        view.sees,
+        json!({
+            "type": "object",
+            "$defs": {"A": {"type": "object", "properties": {"k": {"const": "a"}}}},
+            "properties": {
+                "op": {},
+                "xs": {"type": "array", "items": {"$ref": "#/$defs/A"}}
+            }
+        })
+    );
+    let dropped: Vec<(&str, &str)> = view
+        .dropped
+        .iter()
+        .map(|d| (d.pointer.as_str(), d.keyword.as_str()))
+        .collect();
+    assert_eq!(
+        dropped,
+        vec![
+            ("", "description"),
+            ("/properties/op", "oneOf"),
+            ("/properties/op", "title")
+        ]
+    );
+    assert!(!view.rejected);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The nested-union reproducer
+// ---------------------------------------------------------------------------------------------
+
+fn reproducer(options: &Options) -> (Value, Value) {
+    let manifest = load_path(&sample("nested-union-pydantic.json"), None).unwrap();
+    let tool = &manifest.tools[0];
+    let projection = project_tool(tool, options).unwrap();
+    (tool.schema.clone(), projection.schema)
+}
+
+/// (severity, rule, pointer, keyword) of a profile's findings, errors and warnings only.
+fn shape(
+    profile: Profile,
+    schema: &Value,
+) -> Vec<(Severity, &'static str, String, Option<String>)> {
+    lint::lint_schema(profile, schema)
+        .into_iter()
+        .filter(|f| f.severity != Severity::Info)
+        .map(|f| (f.severity, f.rule, f.pointer, f.keyword))
+        .collect()
+}
+
+fn row(
+    severity: Severity,
+    rule: &'static str,
+    at: &str,
+    keyword: &str,
+) -> (Severity, &'static str, String, Option<String>) {
+    (severity, rule, at.to_owned(), Some(keyword.to_owned()))
+}
+
+#[test]
+fn reproducer_original_fails_openai_strict_gemini_and_ollama() {
+    let (original, _) = reproducer(&Options::flat());
+    for profile in [Profile::OpenAiStrict, Profile::Gemini, Profile::Ollama] {
+        assert!(
+            lint::has_errors(&lint::lint_schema(profile, &original)),
+            "{profile} should reject the original"
+        );
+    }
+    use Severity::*;
+    assert_eq!(
+        shape(Profile::OpenAiStrict, &original),
+        vec![
+            row(
+                Error,
+                "oneof",
+                "/$defs/CreateUser/properties/payload",
+                "oneOf"
+            ),
+            row(
+                Warn,
+                "discriminator",
+                "/$defs/CreateUser/properties/payload",
+                "discriminator"
+            ),
+            row(Error, "oneof", "/properties/op", "oneOf"),
+            row(Warn, "discriminator", "/properties/op", "discriminator"),
+        ]
+    );
+    assert_eq!(
+        shape(Profile::Ollama, &original),
+        vec![
+            row(Warn, "dropped-constraint", "", "additionalProperties"),
+            row(Error, "dropped-structure", "/properties/op", "oneOf"),
+        ]
+    );
+    let gemini_rules: BTreeSet<&str> = shape(Profile::Gemini, &original)
+        .into_iter()
+        .filter(|r| r.0 == Error)
+        .map(|r| r.1)
+        .collect();
+    assert_eq!(
+        gemini_rules,
+        BTreeSet::from(["additional-properties", "const", "oneof", "unknown-field"])
+    );
+}
+
+/// What the flat projection still trips over, and why: OpenAI strict wants every property
+/// required (the merged union made `payload`, `user_id` and `email` optional), and the Gemini
+/// Developer API has no `additionalProperties` field. Both are what provider tailoring is for.
+/// Ollama only loses the closing `additionalProperties`, and the model sees the whole shape.
+#[test]
+fn reproducer_flat_projection_findings() {
+    let (_, flat) = reproducer(&Options::flat());
+    use Severity::*;
+    assert_eq!(
+        shape(Profile::OpenAiStrict, &flat),
+        vec![
+            row(Error, "required-all", "/properties/op", "required"),
+            row(Error, "required-all", "/properties/op", "required"),
+            row(
+                Error,
+                "required-all",
+                "/properties/op/properties/payload",
+                "required"
+            ),
+        ]
+    );
+    let missing: Vec<String> = lint::lint_schema(Profile::OpenAiStrict, &flat)
+        .iter()
+        .filter(|f| f.rule == "required-all")
+        .map(|f| f.message.split('`').nth(3).unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(missing, vec!["payload", "user_id", "email"]);
+    assert_eq!(
+        shape(Profile::Gemini, &flat),
+        vec![
+            row(Error, "additional-properties", "", "additionalProperties"),
+            row(
+                Error,
+                "additional-properties",
+                "/properties/op",
+                "additionalProperties"
+            ),
+            row(
+                Error,
+                "additional-properties",
+                "/properties/op/properties/payload",
+                "additionalProperties"
+            ),
+        ]
+    );
+    assert_eq!(
+        shape(Profile::Ollama, &flat),
+        vec![
+            row(Warn, "dropped-constraint", "", "additionalProperties"),
+            row(
+                Warn,
+                "dropped-constraint",
+                "/properties/op",
+                "additionalProperties"
+            ),
+            row(
+                Warn,
+                "dropped-constraint",
+                "/properties/op/properties/payload",
+                "additionalProperties"
+            ),
+        ]
+    );
+    for profile in [Profile::Anthropic, Profile::Bedrock, Profile::Mcp] {
+        assert!(shape(profile, &flat).is_empty(), "{profile}");
+    }
+}
+
+/// Inline mode keeps the unions as `anyOf`, which Ollama keeps too, but the `const` tags in
+/// the branches are dropped: the model cannot tell `create` from `delete`. Flat mode is what
+/// makes the tool usable there.
+#[test]
+fn reproducer_inline_projection_still_fails_ollama() {
+    let (_, inline) = reproducer(&Options::inline());
+    let structural: BTreeSet<String> = lint::lint_schema(Profile::Ollama, &inline)
+        .into_iter()
+        .filter(|f| f.rule == "dropped-structure")
+        .filter_map(|f| f.keyword)
+        .collect();
+    assert_eq!(structural, BTreeSet::from(["const".to_owned()]));
+}
+
+/// Whatever the sample, a projection never shows the keywords its rules remove, under any
+/// profile; and linting never fails on a real manifest.
+#[test]
+fn samples_lint_under_every_profile() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(sample("")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let manifest = load_path(&path, None).unwrap();
+        for options in [Options::inline(), Options::flat()] {
+            let projected: Vec<Value> = manifest
+                .tools
+                .iter()
+                .map(|t| project_tool(t, &options).unwrap().schema)
+                .collect();
+            for profile in Profile::ALL {
+                let subjects: Vec<Subject<'_>> = manifest
+                    .tools
+                    .iter()
+                    .zip(&projected)
+                    .map(|(t, s)| Subject {
+                        name: Some(&t.name),
+                        schema: s,
+                    })
+                    .collect();
+                for f in lint::lint_tools(profile, &subjects).into_iter().flatten() {
+                    let removed = ["oneOf", "discriminator", "$ref", "$defs"];
+                    assert!(
+                        !f.keyword.as_deref().is_some_and(|k| removed.contains(&k)),
+                        "{}: {profile}: {f:?}",
+                        path.display()
+                    );
+                    if f.target == Target::Tool {
+                        assert!(f.pointer.is_empty(), "{f:?}");
+                    }
+                }
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen >= 9, "expected the samples, saw {seen}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI
+// ---------------------------------------------------------------------------------------------
+
+fn schemalens() -> Command {
+    Command::cargo_bin("schemalens").unwrap()
+}
+
+fn temp_schema(value: &Value) -> tempfile::NamedTempFile {
+    let file = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
+    std::fs::write(file.path(), value.to_string()).unwrap();
+    file
+}
+
+#[test]
+fn cli_exits_1_when_the_projection_still_has_errors() {
+    let out = schemalens()
+        .args(["lint", "--provider", "openai-strict"])
+        .arg(sample("nested-union-pydantic.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("openai-strict — OpenAI, strict: true"),
+        "{text}"
+    );
+    assert!(
+        text.contains("error oneof  #/properties/op/oneOf"),
+        "{text}"
+    );
+    assert!(
+        text.contains("provider: In context=('properties', 'op'), 'oneOf' is not permitted."),
+        "{text}"
+    );
+    assert!(text.contains("still rejected"), "{text}");
+}
+
+#[test]
+fn cli_exits_0_when_the_projection_passes_even_if_the_original_fails() {
+    schemalens()
+        .args(["lint", "--provider", "ollama,anthropic,bedrock,mcp"])
+        .arg(sample("nested-union-pydantic.json"))
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn cli_json_has_both_sides_and_the_ollama_view() {
+    let out = schemalens()
+        .args([
+            "lint",
+            "--format",
+            "json",
+            "--provider",
+            "ollama",
+            "--provider",
+            "gemini",
+        ])
+        .arg(sample("nested-union-pydantic.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["providers"], json!(["ollama", "gemini"]));
+    assert_eq!(doc["mode"], "flat");
+    assert_eq!(doc["projection_has_errors"], true);
+    let profiles = &doc["tools"][0]["profiles"];
+    assert_eq!(profiles[0]["profile"], "ollama");
+    assert_eq!(profiles[0]["original"]["errors"], 1);
+    assert_eq!(profiles[0]["projection"]["errors"], 0);
+    assert_eq!(
+        profiles[0]["ollama"]["original"]["sees"]["properties"]["op"],
+        json!({})
+    );
+    let first = &profiles[1]["original"]["findings"][0];
+    for key in [
+        "profile",
+        "severity",
+        "rule",
+        "pointer",
+        "message",
+        "provider_message",
+        "confirmed",
+    ] {
+        assert!(first.get(key).is_some(), "missing {key} in {first}");
+    }
+}
+
+#[test]
+fn cli_inline_mode_is_linted_as_asked() {
+    let out = schemalens()
+        .args([
+            "lint",
+            "--mode",
+            "inline",
+            "--provider",
+            "ollama",
+            "--format",
+            "json",
+        ])
+        .arg(sample("nested-union-pydantic.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["mode"], "inline");
+}
+
+#[test]
+fn cli_defaults_follow_the_input() {
+    let providers = |file: &str| -> Value {
+        let out = schemalens()
+            .args(["lint", "--format", "json"])
+            .arg(sample(file))
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["providers"].clone()
+    };
+    assert_eq!(
+        providers("nested-union-pydantic.json"),
+        json!(["openai-strict", "gemini", "anthropic", "ollama"])
+    );
+    assert_eq!(providers("openai-tools.json"), json!(["openai-strict"]));
+    assert_eq!(providers("anthropic-tools.json"), json!(["anthropic"]));
+    assert_eq!(
+        providers("mcp-tools-list.json"),
+        json!(["mcp", "openai-strict", "gemini", "anthropic", "ollama"])
+    );
+}
+
+#[test]
+fn cli_all_and_tool_selection() {
+    let out = schemalens()
+        .args([
+            "lint",
+            "--provider",
+            "all",
+            "--tool",
+            "search",
+            "--format",
+            "json",
+        ])
+        .arg(sample("mcp-tools-list.json"))
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["providers"].as_array().unwrap().len(),
+        Profile::ALL.len()
+    );
+    let tools = doc["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["tool"], "search");
+}
+
+#[test]
+fn cli_passes_a_clean_schema() {
+    let file = temp_schema(&json!({
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": false
+    }));
+    schemalens()
+        .args(["lint", "--provider", "openai-strict,anthropic,ollama"])
+        .arg(file.path())
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn cli_bad_input_exits_2() {
+    schemalens()
+        .args(["lint", "--provider", "openai-strcit"])
+        .arg(sample("nested-union-pydantic.json"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "unknown provider \"openai-strcit\"",
+        ));
+    schemalens()
+        .args(["lint", "does/not/exist.json"])
+        .assert()
+        .code(2);
+    let file = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
+    std::fs::write(file.path(), "{not json").unwrap();
+    schemalens().arg("lint").arg(file.path()).assert().code(2);
+    schemalens()
+        .args(["lint", "--tool", "nope"])
+        .arg(sample("mcp-tools-list.json"))
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn cli_help_documents_defaults_and_exit_codes() {
+    let out = schemalens().args(["lint", "--help"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "Default providers",
+        "Exit codes",
+        "gemini-jsonschema",
+        "[unconfirmed]",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from:\n{text}");
+    }
+}
