@@ -7,6 +7,7 @@ pub mod pointer;
 pub mod projection;
 pub mod schema;
 pub mod validate;
+pub mod watch;
 
 pub use projection::{Mode, Options, Projection, ProjectionError, Recursion, project};
 

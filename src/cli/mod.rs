@@ -118,6 +118,16 @@ pub struct ProjectArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub projection: ProjectionArgs,
+    /// Keep running and print the projection again after every save of FILE (one JSON document
+    /// per good version; errors go to stderr and the last output stands). Ctrl-C ends it.
+    #[arg(long)]
+    pub watch: bool,
+    /// With --watch: poll every MS milliseconds (default 500) instead of relying on file events,
+    /// which do not arrive on network mounts and in some containers.
+    #[arg(long, value_name = "MS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "500", requires = "watch",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub poll: Option<u64>,
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

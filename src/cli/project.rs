@@ -1,29 +1,112 @@
-//! `schemalens project`: the projected schema, in the input's own document shape.
+//! `schemalens project`: the projected schema, in the input's own document shape; with
+//! `--watch`, again after every save.
 
-use schemalens::manifest::ManifestFormat;
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use schemalens::manifest::{self, Manifest, ManifestFormat, Tool};
 use schemalens::projection::{Detail, TraceEntry};
+use schemalens::watch::{ProjectionCache, Target, WatchConfig, WatchEvent, Watcher};
+use schemalens::{Options, Projection};
 
 use super::{Failure, ProjectArgs, exit, input};
 
 pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
+    if args.watch {
+        return watch(args);
+    }
     let manifest = input::load(&args.input)?;
-    let tools = input::selected(&manifest, &args.input)?;
+    let text = render(&manifest, args, |tool, options| {
+        input::project(&manifest, tool, options).map(Arc::new)
+    })?;
+    super::emit(&text);
+    Ok(exit::OK)
+}
+
+/// Prints the projection of every version of the file that loads and projects, one JSON
+/// document each, until interrupted. A version that does not is reported on stderr and the
+/// previous output stands, as an editor's half-saved file must not end a pipeline.
+fn watch(args: &ProjectArgs) -> Result<u8, Failure> {
+    let path = &args.input.file;
+    if path.as_os_str() == "-" {
+        return Err(Failure::input(
+            "--watch follows a file; standard input cannot be watched",
+        ));
+    }
+    let config = WatchConfig {
+        poll: args.poll.map(Duration::from_millis),
+        ..WatchConfig::default()
+    };
+    let (tx, rx) = mpsc::channel();
+    let _watcher = Watcher::start([Target::file(path)], config, move |event| {
+        let _ = tx.send(event);
+    })
+    .map_err(|e| Failure::input(e.to_string()))?;
+    let origin = path.display().to_string();
+    // An edit usually changes one tool: the others' projections are reused.
+    let mut cache = ProjectionCache::new();
+    let mut first = true;
+    for event in rx {
+        match event {
+            WatchEvent::Changed { content, .. } => {
+                let rendered =
+                    manifest::load_reader(content.as_slice(), &origin, args.input.input_format)
+                        .map_err(|e| Failure::input(e.to_string()))
+                        .and_then(|manifest| {
+                            render(&manifest, args, |tool, options| {
+                                cache.get_or_project(tool, options, |t, o| {
+                                    input::project(&manifest, t, o)
+                                })
+                            })
+                        });
+                match rendered {
+                    Ok(text) => {
+                        super::emit(&text);
+                        cache.next_version();
+                    }
+                    Err(f) => eprintln!("error: {}", f.message),
+                }
+            }
+            // Most likely a mistyped name: waiting for it would look like a hang.
+            WatchEvent::Missing { .. } if first => {
+                return Err(Failure::input(format!("{origin}: no such file")));
+            }
+            WatchEvent::Missing { .. } => {
+                eprintln!("{origin}: missing; waiting for it to be saved again");
+            }
+            WatchEvent::Error { path, message } => match path {
+                Some(p) => eprintln!("error: {}: {message}", p.display()),
+                None => eprintln!("error: {message}"),
+            },
+        }
+        first = false;
+    }
+    Ok(exit::OK)
+}
+
+/// The projected document, pretty-printed, with loss warnings on stderr.
+fn render(
+    manifest: &Manifest,
+    args: &ProjectArgs,
+    mut project: impl FnMut(&Tool, &Options) -> Result<Arc<Projection>, Failure>,
+) -> Result<String, Failure> {
+    let tools = input::selected(manifest, &args.input)?;
     let options = args.projection.options();
     let mut replacements = Vec::new();
     for i in &tools {
         let tool = &manifest.tools[*i];
-        let projection = input::project(&manifest, tool, &options)?;
+        let projection = project(tool, &options)?;
         warn_about_losses(&tool.name, &projection.trace);
-        replacements.push((*i, projection.schema));
+        // Unshared (without --watch), the schema is moved out rather than copied.
+        let schema = Arc::try_unwrap(projection).map_or_else(|p| p.schema.clone(), |p| p.schema);
+        replacements.push((*i, schema));
     }
     let single = args.input.tool.is_some() || manifest.format == ManifestFormat::BareSchema;
     let output = match (single, replacements.as_slice()) {
         (true, [(_, schema)]) => schema.clone(),
         _ => manifest.with_schemas(&replacements),
     };
-    let text = serde_json::to_string_pretty(&output).expect("JSON values always serialize");
-    super::emit(&text);
-    Ok(exit::OK)
+    Ok(serde_json::to_string_pretty(&output).expect("JSON values always serialize"))
 }
 
 /// Places where the projection had to give up information are worth a line on stderr, once
