@@ -10,6 +10,10 @@ use std::time::Duration;
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use schemalens::manifest;
 use schemalens::{Options, project_tool};
+
+// The same allocator as the `schemalens` binary, so the figures are what users get.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde_json::{Map, Value, json};
 
 /// Large enough that per-call overheads vanish and the manifest is at least 5 MB.
