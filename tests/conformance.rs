@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 
 use common::{Outcome, configs, keyword_sites, oracle, project_guarded};
 use schemalens::Recursion;
+use schemalens::lint::Profile;
+use schemalens::projection::tailor::tailor;
 use schemalens::schema::Draft;
 use serde_json::Value;
 
@@ -251,6 +253,9 @@ fn run_file(path: &Path, rel: &str, draft: Draft, tally: &mut Tally) {
                     continue;
                 }
             };
+            if config == "flat" {
+                tailored_modes(&projection, draft, formats, &accepted, tally, &finding);
+            }
             for test in &accepted {
                 *tally.checked.entry(config).or_default() += 1;
                 let data = &test["data"];
@@ -265,6 +270,58 @@ fn run_file(path: &Path, rel: &str, draft: Draft, tally: &mut Tally) {
                         ),
                     ));
                 }
+            }
+        }
+    }
+}
+
+/// Provider tailoring of the flat projection, sound modulo its payload adapter: every instance
+/// the original accepts, adapted, the tailored schema accepts (judged by a validator configured
+/// as the original's, as `check --provider` does).
+fn tailored_modes(
+    projection: &schemalens::Projection,
+    draft: Draft,
+    formats: Option<bool>,
+    accepted: &[&Value],
+    tally: &mut Tally,
+    finding: &dyn Fn(&str, String) -> Finding,
+) {
+    const TAILORED: [(Profile, &str); 4] = [
+        (Profile::OpenAiStrict, "flat→openai-strict"),
+        (Profile::Gemini, "flat→gemini"),
+        (Profile::AnthropicStrict, "flat→anthropic-strict"),
+        (Profile::Ollama, "flat→ollama"),
+    ];
+    for (profile, label) in TAILORED {
+        let t = tailor(projection.clone(), profile);
+        let schema = t.validation_schema();
+        let validator = match oracle(&schema, draft, formats) {
+            Ok(v) => v,
+            Err(e) => {
+                let mut f = finding(
+                    "",
+                    format!("tailored schema does not compile ({e}): {schema}"),
+                );
+                f.config = label;
+                tally.find(f);
+                continue;
+            }
+        };
+        let adapter = t.payload_adapter(common::oracle_draft(draft));
+        for test in accepted {
+            *tally.checked.entry(label).or_default() += 1;
+            let adapted = adapter.adapt(&test["data"]).payload;
+            if !validator.is_valid(&adapted) {
+                let mut f = finding(
+                    test["description"].as_str().unwrap_or("?"),
+                    format!(
+                        "original accepts, tailored rejects the adapted instance\n    tailored:   {}\n    instance:   {}\n    adapted:    {adapted}",
+                        serde_json::to_string(&t.projection.schema).unwrap(),
+                        serde_json::to_string(&test["data"]).unwrap()
+                    ),
+                );
+                f.config = label;
+                tally.find(f);
             }
         }
     }

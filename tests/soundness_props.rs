@@ -15,9 +15,11 @@ mod common;
 
 use std::cell::Cell;
 
-use common::{Outcome, configs, keyword_sites, oracle, project_guarded};
+use common::{Outcome, configs, keyword_sites, oracle, oracle_draft, project_guarded};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+use schemalens::lint::Profile;
+use schemalens::projection::tailor::{TailorOptions, tailor, tailor_with};
 use schemalens::schema::Draft;
 use schemalens::{Mode, Options, Recursion};
 use serde_json::{Map, Value, json};
@@ -1138,6 +1140,132 @@ fn generated_unions_are_projected_soundly() {
         "only {:.1}% of payloads were valid under the original",
         share * 100.0
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider tailoring: soundness modulo the payload adapter.
+//
+// For every option set, every tailoring profile that rewrites anything, with T the tailored
+// schema and R the same tailoring without its lossy steps (`lossy: false`):
+//   (a) sound steps: every payload the projection P accepts, R accepts (R ⊇ P ⊇ original);
+//   (b) forward:  every payload P accepts, adapted, T accepts;
+//   (c) round trip: when the adapter dropped no key and met no explicit null where it also
+//       sends null for absent, un-adapt(adapt(p)) == p;
+//   (d) reverse:  every payload T accepts (adapted ones, and ones generated from T itself),
+//       un-adapted, R accepts. Not the original: P and R drop correlations and keywords on
+//       purpose, so "what the original would see" can only be promised up to the projection.
+
+#[derive(Default)]
+struct TailorStats {
+    forward: Cell<usize>,
+    adapted_changed: Cell<usize>,
+    round_trips: Cell<usize>,
+    reverse: Cell<usize>,
+}
+
+const TAILOR_PROFILES: [Profile; 4] = [
+    Profile::OpenAiStrict,
+    Profile::Gemini,
+    Profile::AnthropicStrict,
+    Profile::Ollama,
+];
+
+fn check_tailoring(model: &Model, seeds: &[u64], stats: &TailorStats) -> Result<(), TestCaseError> {
+    let schema = render(model);
+    let draft = draft_of(model);
+    let text = serde_json::to_string(&schema).unwrap();
+    let instances = payloads(&schema, seeds);
+    for (config, options) in configs(Some(draft)) {
+        let projection = match project_guarded(&schema, &options) {
+            Outcome::Projected(p) => *p,
+            _ => {
+                return Err(TestCaseError::fail(format!(
+                    "[{config}] does not project: {text}"
+                )));
+            }
+        };
+        let p_valid = oracle(&projection.schema, draft, None).map_err(TestCaseError::fail)?;
+        let accepted: Vec<&Value> = instances.iter().filter(|i| p_valid.is_valid(i)).collect();
+        for profile in TAILOR_PROFILES {
+            let what = format!("[{config}, {profile}]");
+            let t = tailor(projection.clone(), profile);
+            let r = tailor_with(projection.clone(), profile, TailorOptions { lossy: false });
+            let tt = serde_json::to_string(&t.projection.schema).unwrap();
+            let compile = |s: &Value| {
+                oracle(s, draft, None).map_err(|e| {
+                    TestCaseError::fail(format!("{what} tailored schema does not compile: {e}\n  schema: {text}\n  tailored: {tt}"))
+                })
+            };
+            let t_valid = compile(&t.validation_schema())?;
+            let r_valid = compile(&r.validation_schema())?;
+            let adapter = t.payload_adapter(oracle_draft(draft));
+            let mut tailored_valid = Vec::new();
+            for &p in &accepted {
+                prop_assert!(
+                    r_valid.is_valid(p),
+                    "{what} (a) a sound step rejects what the projection accepts\n  schema: {text}\n  tailored without lossy steps: {}\n  instance: {p}",
+                    serde_json::to_string(&r.projection.schema).unwrap()
+                );
+                let a = adapter.adapt(p);
+                Stats::bump(&stats.forward, 1);
+                if a.changed() {
+                    Stats::bump(&stats.adapted_changed, 1);
+                }
+                prop_assert!(
+                    t_valid.is_valid(&a.payload),
+                    "{what} (b) adapted payload rejected\n  schema: {text}\n  tailored: {tt}\n  adapters: {:?}\n  instance: {p}\n  adapted: {}",
+                    t.adapters,
+                    a.payload
+                );
+                if a.reversible() {
+                    Stats::bump(&stats.round_trips, 1);
+                    prop_assert_eq!(
+                        &adapter.unadapt(&a.payload),
+                        p,
+                        "{} (c) round trip\n  schema: {}\n  tailored: {}",
+                        what,
+                        text,
+                        tt
+                    );
+                }
+                tailored_valid.push(a.payload);
+            }
+            tailored_valid.extend(
+                payloads(&t.projection.schema, seeds)
+                    .into_iter()
+                    .filter(|q| t_valid.is_valid(q)),
+            );
+            for q in &tailored_valid {
+                let back = adapter.unadapt(q);
+                Stats::bump(&stats.reverse, 1);
+                prop_assert!(
+                    r_valid.is_valid(&back),
+                    "{what} (d) un-adapted payload rejected by the sound tailoring\n  schema: {text}\n  tailored: {tt}\n  instance: {q}\n  un-adapted: {back}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn generated_unions_are_tailored_soundly_modulo_the_adapter() {
+    let stats = TailorStats::default();
+    let mut runner = runner();
+    let strategy = (model(), proptest::collection::vec(any::<u64>(), 12));
+    let result = runner.run(&strategy, |(model, seeds)| {
+        check_tailoring(&model, &seeds, &stats)
+    });
+    eprintln!(
+        "tailoring: {} forward checks ({} changed by the adapter), {} round trips, {} reverse checks",
+        stats.forward.get(),
+        stats.adapted_changed.get(),
+        stats.round_trips.get(),
+        stats.reverse.get()
+    );
+    outcome(result);
+    // Without adapted payloads the forward property would hold vacuously.
+    assert!(stats.adapted_changed.get() > stats.forward.get() / 10);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use schemalens::manifest::{Manifest, STDIN_ORIGIN, SchemaDialect, Tool};
 use schemalens::projection::Links;
+use schemalens::projection::tailor::Adaptation;
 use schemalens::schema::Draft;
 use schemalens::validate::{
     Checker, Class, Correlation, SchemaError, SideVerdict, Unsoundness, Verdict, discover, payload,
@@ -61,6 +62,8 @@ struct Row {
     tool: usize,
     name: String,
     outcome: Result<Verdict, String>,
+    /// `--provider`: what the tailoring's adapter made of the payload the projection judged.
+    adapted: Option<Adaptation>,
 }
 
 pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
@@ -84,17 +87,25 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
                     Some(schema) => given_as_projection(schema, tool, &options),
                     None => input::project(&manifest, tool, &options)?,
                 };
-                let checker = Checker::new(tool, projection).map_err(|err| {
+                let checker = match args.tailor.provider {
+                    Some(profile) => {
+                        Checker::tailored(tool, input::tailor(tool, projection, profile))
+                    }
+                    None => Checker::new(tool, projection),
+                };
+                let checker = checker.map_err(|err| {
                     Failure::input(format!("{} (tool {:?}): {err}", manifest.origin, tool.name))
                 })?;
                 e.insert(checker)
             }
         };
         for (name, parsed) in read(&item.source) {
+            let adapted = parsed.as_ref().ok().and_then(|value| checker.adapt(value));
             rows.push(Row {
                 tool: item.tool,
                 name,
                 outcome: parsed.map(|value| checker.check(&value)),
+                adapted,
             });
         }
     }
@@ -104,6 +115,11 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
         CheckFormat::Text => {
             let mode = if given.is_some() {
                 "given projection".to_owned()
+            } else if let Some(profile) = args.tailor.provider {
+                format!(
+                    "{} mode tailored for {profile} (payloads adapted before the projection sees them)",
+                    args.projection.mode
+                )
             } else {
                 format!("{} mode", args.projection.mode)
             };
@@ -413,6 +429,9 @@ fn print_text(out: &mut String, manifest: &Manifest, rows: &[Row], mode: &str, g
                     mark(v.original.valid),
                     mark(v.projection.valid)
                 );
+                if let Some(a) = &r.adapted {
+                    print_adapted(out, a);
+                }
                 print_details(out, v, given);
             }
         }
@@ -437,6 +456,32 @@ fn print_text(out: &mut String, manifest: &Manifest, rows: &[Row], mode: &str, g
         if rows.len() == 1 { "" } else { "s" },
         parts.join(", ")
     );
+}
+
+/// What the adapter changed, so that a projection verdict is read against the right payload.
+fn print_adapted(out: &mut String, a: &Adaptation) {
+    let list = |ps: &[String]| {
+        ps.iter()
+            .map(|p| instance(p))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !a.filled.is_empty() {
+        line!(
+            out,
+            "{INDENT}{:<11}null sent for absent {}",
+            "adapted",
+            list(&a.filled)
+        );
+    }
+    if !a.dropped.is_empty() {
+        line!(
+            out,
+            "{INDENT}{:<11}unknown key(s) dropped: {}",
+            "adapted",
+            list(&a.dropped)
+        );
+    }
 }
 
 fn mark(valid: bool) -> char {
@@ -606,16 +651,23 @@ fn row_json(manifest: &Manifest, r: &Row, args: &CheckArgs) -> Value {
     let tool = &manifest.tools[r.tool].name;
     match &r.outcome {
         Err(e) => json!({"tool": tool, "payload": r.name, "error": e}),
-        Ok(v) => json!({
-            "tool": tool,
-            "payload": r.name,
-            "mode": args.projection.mode,
-            "class": v.class,
-            "original": side_json(&v.original),
-            "projection": side_json(&v.projection),
-            "lost": v.lost,
-            "unsound": v.unsound,
-        }),
+        Ok(v) => {
+            let mut row = json!({
+                "tool": tool,
+                "payload": r.name,
+                "mode": args.projection.mode,
+                "class": v.class,
+                "original": side_json(&v.original),
+                "projection": side_json(&v.projection),
+                "lost": v.lost,
+                "unsound": v.unsound,
+            });
+            if let Some(profile) = args.tailor.provider {
+                row["provider"] = json!(profile);
+                row["adapted"] = json!(r.adapted);
+            }
+            row
+        }
     }
 }
 

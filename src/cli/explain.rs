@@ -12,13 +12,31 @@ pub fn run(args: &ExplainArgs) -> Result<u8, Failure> {
     for i in tools {
         let tool = &manifest.tools[i];
         let projection = input::project(&manifest, tool, &options)?;
-        reports.push((tool, projection));
+        let report = match args.tailor.provider {
+            Some(profile) => {
+                let t = input::tailor(tool, projection, profile);
+                Report {
+                    projection: t.projection,
+                    provider: Some(profile),
+                    adapters: t.adapters,
+                    unresolved: t.unresolved,
+                }
+            }
+            None => Report {
+                projection,
+                provider: None,
+                adapters: Vec::new(),
+                unresolved: Vec::new(),
+            },
+        };
+        reports.push((tool, report));
     }
     match args.format {
         Format::Json => {
             let tools: Vec<_> = reports
                 .iter()
-                .map(|(tool, p)| {
+                .map(|(tool, r)| {
+                    let p = &r.projection;
                     let trace: Vec<_> = p
                         .trace
                         .iter()
@@ -32,7 +50,13 @@ pub fn run(args: &ExplainArgs) -> Result<u8, Failure> {
                             })
                         })
                         .collect();
-                    json!({"tool": tool.name, "mode": p.mode, "schema_pointer": tool.schema_pointer, "trace": trace})
+                    let mut doc = json!({"tool": tool.name, "mode": p.mode, "schema_pointer": tool.schema_pointer, "trace": trace});
+                    if let Some(profile) = r.provider {
+                        doc["provider"] = json!(profile);
+                        doc["adapters"] = json!(r.adapters);
+                        doc["unresolved"] = json!(r.unresolved);
+                    }
+                    doc
                 })
                 .collect();
             let doc = json!({"origin": manifest.origin, "tools": tools});
@@ -46,14 +70,27 @@ pub fn run(args: &ExplainArgs) -> Result<u8, Failure> {
     Ok(exit::OK)
 }
 
-fn text_report(reports: &[(&schemalens::manifest::Tool, schemalens::Projection)]) -> String {
+/// One tool's projection, tailored or not.
+struct Report {
+    projection: schemalens::Projection,
+    provider: Option<schemalens::lint::Profile>,
+    adapters: Vec<schemalens::projection::Adapter>,
+    unresolved: Vec<schemalens::projection::Unresolved>,
+}
+
+fn text_report(reports: &[(&schemalens::manifest::Tool, Report)]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    for (tool, p) in reports {
+    for (tool, r) in reports {
+        let p = &r.projection;
         let n = p.trace.len();
+        let tailored = r
+            .provider
+            .map(|profile| format!(", tailored for {profile}"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{} ({} mode, {n} rule application{})",
+            "{} ({} mode{tailored}, {n} rule application{})",
             tool.name,
             p.mode,
             if n == 1 { "" } else { "s" }
@@ -74,6 +111,34 @@ fn text_report(reports: &[(&schemalens::manifest::Tool, schemalens::Projection)]
                 from.join(", ")
             );
             let _ = writeln!(out, "  {:<22} {}", "", e.message());
+        }
+        for a in &r.adapters {
+            let what = match a {
+                schemalens::projection::Adapter::NullForAbsent { properties, .. } => format!(
+                    "absent {} sent as null",
+                    properties
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                schemalens::projection::Adapter::DropUnknownKeys { known, .. } => format!(
+                    "keys other than {} dropped",
+                    known
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            let _ = writeln!(out, "  {:<22} #{}  {what}", "adapter", a.at());
+        }
+        for u in &r.unresolved {
+            let _ = writeln!(
+                out,
+                "  {:<22} #{}  {} ({})",
+                "unresolved", u.pointer, u.why, u.rule
+            );
         }
         out.push('\n');
     }

@@ -1,6 +1,8 @@
 //! Loading the manifest named on the command line and choosing its tools.
 
+use schemalens::lint::Profile;
 use schemalens::manifest::{self, Manifest, Tool};
+use schemalens::projection::{Adapter, Tailored};
 use schemalens::{Options, Projection, project_tool};
 
 use super::{Failure, InputArgs};
@@ -54,4 +56,31 @@ pub fn project(manifest: &Manifest, tool: &Tool, options: &Options) -> Result<Pr
             if at.is_empty() { "/".to_owned() } else { at }
         ))
     })
+}
+
+/// Tailors one tool's projection for `profile`, telling stderr what stays unresolved and whether
+/// payloads need the adapter.
+pub fn tailor(tool: &Tool, projection: Projection, profile: Profile) -> Tailored {
+    let tailored = schemalens::projection::tailor(projection, profile);
+    for u in &tailored.unresolved {
+        eprintln!(
+            "warning: tool {:?}: {profile}: #{} still fails `{}`: {}",
+            tool.name, u.pointer, u.rule, u.why
+        );
+    }
+    if tailored.is_lossy() {
+        let (mut closed, mut nullable) = (0, 0);
+        for a in &tailored.adapters {
+            match a {
+                Adapter::DropUnknownKeys { .. } => closed += 1,
+                Adapter::NullForAbsent { properties, .. } => nullable += properties.len(),
+            }
+        }
+        eprintln!(
+            "note: tool {:?}: {profile} tailoring is lossy ({closed} object(s) closed, {nullable} optional propert{} made required and nullable): send payloads through its adapter (absent → null, unknown keys dropped); `schemalens check --provider {profile}` applies it",
+            tool.name,
+            if nullable == 1 { "y" } else { "ies" }
+        );
+    }
+    tailored
 }

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use schemalens::lint::Profile;
 use schemalens::manifest::ManifestFormat;
 use schemalens::{Mode, Options, Recursion};
 
@@ -42,6 +43,15 @@ pub struct Cli {
     /// Inspector: leave the mouse to the terminal (native text selection) instead of capturing it.
     #[arg(long)]
     pub no_mouse: bool,
+    /// Inspector: do not follow the files; what was loaded at start stays on screen.
+    #[arg(long)]
+    pub no_watch: bool,
+    /// Inspector: poll the files every MS milliseconds (default 500) instead of relying on
+    /// file events, which do not arrive on network mounts and in some containers.
+    #[arg(long, value_name = "MS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "500", conflicts_with = "no_watch",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub poll: Option<u64>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -98,6 +108,22 @@ impl ProjectionArgs {
     }
 }
 
+/// `--provider` for the commands that can tailor the projection to one provider.
+#[derive(Args, Debug, Clone, Default)]
+pub struct TailorArgs {
+    /// Tailor the projection for this provider (openai-strict, gemini, ollama, anthropic-strict,
+    /// …): closes objects, makes optional properties nullable, rewrites `const` and type lists,
+    /// drops keywords it rejects. Lossy steps come with a payload adapter; what cannot be
+    /// tailored soundly is reported on stderr.
+    #[arg(long = "provider", value_name = "NAME", value_parser = parse_profile)]
+    pub provider: Option<Profile>,
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    s.parse()
+        .map_err(|e: schemalens::lint::ParseProfileError| e.to_string())
+}
+
 fn parse_mode(s: &str) -> Result<Mode, String> {
     s.parse()
 }
@@ -118,6 +144,8 @@ pub struct ProjectArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub projection: ProjectionArgs,
+    #[command(flatten)]
+    pub tailor: TailorArgs,
     /// Keep running and print the projection again after every save of FILE (one JSON document
     /// per good version; errors go to stderr and the last output stands). Ctrl-C ends it.
     #[arg(long)]
@@ -150,8 +178,13 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub projection: ProjectionArgs,
     /// Check against this projected schema (one tool's) instead of projecting the tool.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "provider")]
     pub projection_file: Option<PathBuf>,
+    /// Check against the projection tailored for this provider, each payload first rewritten
+    /// by the tailoring's adapter (absent optional properties sent as null, unknown keys
+    /// dropped), as it would be sent.
+    #[command(flatten)]
+    pub tailor: TailorArgs,
     #[arg(long, value_enum, default_value = "text")]
     pub format: CheckFormat,
 }
@@ -162,6 +195,8 @@ pub struct ExplainArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub projection: ProjectionArgs,
+    #[command(flatten)]
+    pub tailor: TailorArgs,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }
@@ -183,16 +218,19 @@ impl Failure {
 }
 
 /// Opens the interactive inspector.
-fn inspect(
-    files: Vec<PathBuf>,
-    projection: &ProjectionArgs,
-    no_mouse: bool,
-) -> Result<u8, Failure> {
+fn inspect(cli: Cli) -> Result<u8, Failure> {
+    use schemalens::watch::WatchConfig;
+    let watch = (!cli.no_watch).then(|| WatchConfig {
+        poll: cli.poll.map(std::time::Duration::from_millis),
+        ..WatchConfig::default()
+    });
     let options = crate::tui::TuiOptions {
-        projection: projection.options(),
-        mouse: !no_mouse,
+        projection: cli.projection.options(),
+        mouse: !cli.no_mouse,
+        watch,
         ..crate::tui::TuiOptions::default()
     };
+    let files = cli.files;
     crate::tui::run(files, options)
         .map(|()| exit::OK)
         .map_err(|e| Failure::input(format!("{e:#}")))
@@ -217,7 +255,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 "give a manifest to inspect (`schemalens FILE`) or a command",
             ))
         }
-        None => inspect(cli.files, &cli.projection, cli.no_mouse),
+        None => inspect(cli),
     };
     match result {
         Ok(code) => ExitCode::from(code),

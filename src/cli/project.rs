@@ -98,7 +98,11 @@ fn render(
         let projection = project(tool, &options)?;
         warn_about_losses(&tool.name, &projection.trace);
         // Unshared (without --watch), the schema is moved out rather than copied.
-        let schema = Arc::try_unwrap(projection).map_or_else(|p| p.schema.clone(), |p| p.schema);
+        let projection = Arc::try_unwrap(projection).unwrap_or_else(|p| (*p).clone());
+        let schema = match args.tailor.provider {
+            Some(profile) => input::tailor(tool, projection, profile).projection.schema,
+            None => projection.schema,
+        };
         replacements.push((*i, schema));
     }
     let single = args.input.tool.is_some() || manifest.format == ManifestFormat::BareSchema;

@@ -11,6 +11,7 @@ mod engine;
 mod guards;
 mod join;
 mod out;
+pub mod tailor;
 pub mod trace;
 mod unions;
 
@@ -18,6 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use budget::ProjectionError;
+pub use tailor::{Adapter, Tailored, Unresolved, tailor};
 pub use trace::{BranchTags, Detail, JoinOutcome, Links, Rule, TraceEntry};
 
 use crate::schema::Draft;

@@ -24,10 +24,19 @@ pub enum Rule {
     NullableOptional,
     AllofMerge,
     SoundnessGuard,
+    // Provider tailoring (`tailor`): a post-pass for one provider, with no SPEC number.
+    TailorCloseObject,
+    TailorRequiredNullable,
+    TailorConstEnum,
+    TailorTypeNullable,
+    TailorTypeSplit,
+    TailorDropKeyword,
+    TailorRefSiblings,
+    TailorRequiredDeclared,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 14] = [
+    pub const ALL: [Rule; 22] = [
         Rule::RefInline,
         Rule::Recursion,
         Rule::Unresolvable,
@@ -42,6 +51,14 @@ impl Rule {
         Rule::NullableOptional,
         Rule::AllofMerge,
         Rule::SoundnessGuard,
+        Rule::TailorCloseObject,
+        Rule::TailorRequiredNullable,
+        Rule::TailorConstEnum,
+        Rule::TailorTypeNullable,
+        Rule::TailorTypeSplit,
+        Rule::TailorDropKeyword,
+        Rule::TailorRefSiblings,
+        Rule::TailorRequiredDeclared,
     ];
 
     pub fn id(self) -> &'static str {
@@ -60,10 +77,19 @@ impl Rule {
             Rule::NullableOptional => "nullable-optional",
             Rule::AllofMerge => "allof-merge",
             Rule::SoundnessGuard => "soundness-guard",
+            Rule::TailorCloseObject => "tailor-close-object",
+            Rule::TailorRequiredNullable => "tailor-required-nullable",
+            Rule::TailorConstEnum => "tailor-const-enum",
+            Rule::TailorTypeNullable => "tailor-type-nullable",
+            Rule::TailorTypeSplit => "tailor-type-split",
+            Rule::TailorDropKeyword => "tailor-drop-keyword",
+            Rule::TailorRefSiblings => "tailor-ref-siblings",
+            Rule::TailorRequiredDeclared => "tailor-required-declared",
         }
     }
 
-    /// The rule's number in SPEC.md; the guards are this project's own addition.
+    /// The rule's number in SPEC.md; the guards and the tailoring steps are this project's own
+    /// addition.
     pub fn number(self) -> Option<u8> {
         let n = Rule::ALL.iter().position(|r| *r == self)? as u8 + 1;
         (n <= 13).then_some(n)
@@ -171,6 +197,9 @@ pub enum Detail {
     AllOfKept {
         reason: String,
     },
+    /// A provider-tailoring step (one variant for all of them, so that a new step does not
+    /// change every exhaustive match over `Detail`).
+    Tailored(super::tailor::Tailoring),
 }
 
 /// One rule application.
@@ -342,6 +371,7 @@ impl TraceEntry {
                 s
             }
             Detail::AllOfKept { reason } => format!("`allOf` kept: {reason}."),
+            Detail::Tailored(t) => t.message(),
         }
     }
 }
@@ -379,6 +409,15 @@ impl Links {
         }
     }
 
+    /// Forgets the projection nodes at or below `prefix` (a tailoring step dropped them).
+    pub(crate) fn remove_within(&mut self, prefix: &str) {
+        self.forward
+            .retain(|p, _| !crate::pointer::is_within(p, prefix));
+        for list in self.backward.values_mut() {
+            list.retain(|p| !crate::pointer::is_within(p, prefix));
+        }
+    }
+
     /// The original nodes a projection node came from.
     pub fn originals(&self, projection: &str) -> &[String] {
         self.forward.get(projection).map_or(&[], Vec::as_slice)
@@ -413,6 +452,15 @@ mod tests {
         assert_eq!(Rule::NullableOptional.number(), Some(12));
         assert_eq!(Rule::AllofMerge.number(), Some(13));
         assert_eq!(Rule::SoundnessGuard.number(), None);
+        assert_eq!(Rule::TailorCloseObject.number(), None);
+        assert_eq!(Rule::TailorRequiredDeclared.number(), None);
+        assert_eq!(
+            Rule::from_id("tailor-required-nullable"),
+            Some(Rule::TailorRequiredNullable)
+        );
+        for rule in Rule::ALL {
+            assert_eq!(Rule::from_id(rule.id()), Some(rule));
+        }
         assert_eq!(Rule::from_id("du-enum"), Some(Rule::DuEnum));
     }
 

@@ -2,15 +2,20 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ratatui::layout::{Position, Rect};
 use ratatui::widgets::ListState;
 use tui_tree_widget::{TreeItem, TreeState};
 
-use schemalens::manifest::{self, Manifest, Tool};
-use schemalens::{Mode, Options, Projection, project_tool};
+use schemalens::lint::{self, Finding, Profile, Subject};
+use schemalens::manifest::{self, Manifest, ManifestFormat, Tool};
+use schemalens::watch::ProjectionCache;
+use schemalens::{Mode, Options, Projection};
 
 use super::keys::{Action, Context, Pane};
+use super::lint::PaneLint;
+use super::live::{Live, PaneChanges, Stale};
 use super::overlay::{self, Overlay};
 use super::payloads::{self, PayloadRow};
 use super::render::{Areas, layout};
@@ -27,6 +32,13 @@ pub struct Source {
     pub manifest: Result<Manifest, String>,
     /// Payload files beside the manifest (`<stem>.payloads/`), for every tool.
     pub payload_files: Vec<PayloadFile>,
+    /// The file as named on the command line, which is how the watcher names it; `None` for
+    /// standard input, which cannot be followed.
+    pub file: Option<PathBuf>,
+    /// [`schemalens::watch::content_hash`] of the newest version read, good or not.
+    pub hash: Option<u64>,
+    /// Why the newest version on disk is not the one shown (the last good one stays).
+    pub stale: Option<Stale>,
 }
 
 impl Source {
@@ -39,6 +51,9 @@ impl Source {
             path,
             manifest,
             payload_files,
+            file: None,
+            hash: None,
+            stale: None,
         }
     }
 }
@@ -67,18 +82,32 @@ pub struct TreePane {
     pub linked: Vec<NodeId>,
     /// Nodes that reject the selected payload.
     pub rejecting: Vec<NodeId>,
+    /// The chosen provider's findings on this tree.
+    pub lint: PaneLint,
+    /// What the last save changed in this tree, while it is shown.
+    pub changes: PaneChanges,
 }
 
 impl TreePane {
-    fn new(tree: SchemaTree, theme: Theme) -> TreePane {
-        let items = tree.items(theme);
+    fn new(tree: SchemaTree, theme: Theme, findings: Vec<Finding>) -> TreePane {
+        let lint = PaneLint::new(&tree, findings);
+        let items = tree.items_with(theme, |id| lint.worst(id));
         TreePane {
             tree,
             items,
             state: RefCell::new(TreeState::default()),
             linked: Vec::new(),
             rejecting: Vec::new(),
+            lint,
+            changes: PaneChanges::default(),
         }
+    }
+
+    /// Replaces the findings and rebuilds the rows that show them; folds and selection are
+    /// kept, since node ids do not change.
+    fn set_lint(&mut self, findings: Vec<Finding>, theme: Theme) {
+        self.lint = PaneLint::new(&self.tree, findings);
+        self.items = self.tree.items_with(theme, |id| self.lint.worst(id));
     }
 
     pub fn selected(&self) -> Option<NodeId> {
@@ -168,7 +197,7 @@ impl TreePane {
         }
     }
 
-    fn opened_pointers(&self) -> Vec<String> {
+    pub(super) fn opened_pointers(&self) -> Vec<String> {
         let state = self.state.borrow();
         state
             .opened()
@@ -182,13 +211,16 @@ impl TreePane {
 /// The selected tool, projected.
 pub struct ToolView {
     pub entry: usize,
-    pub projection: Option<Projection>,
+    /// Shared with the projection cache, which reuses it while the tool's schema is the same.
+    pub projection: Option<Arc<Projection>>,
     /// Why projecting failed, with the pointer; the original tree stays browsable.
     pub error: Option<String>,
     pub panes: [TreePane; 2],
     pub payloads: Vec<PayloadRow>,
     /// Why the payloads could not be checked (the validator refused a schema).
     pub payload_error: Option<String>,
+    /// The profile the panes' findings are for.
+    pub profile: Option<Profile>,
 }
 
 impl ToolView {
@@ -251,6 +283,8 @@ pub struct App {
     /// The tree the detail pane describes when neither tree has focus.
     pub last_tree: Side,
     pub options: Options,
+    /// The provider the trees are linted for; `None` shows no lint.
+    pub profile: Option<Profile>,
     pub theme: Theme,
     pub mouse: bool,
     pub input: Option<Input>,
@@ -272,15 +306,49 @@ pub struct App {
     pub size: Rect,
     pub message: Option<String>,
     pub quit: bool,
+    /// Projections of the tools shown, reused across reloads for unchanged schemas.
+    pub cache: RefCell<ProjectionCache>,
+    /// Following the files: the watcher's state, payload texts it read, the last save.
+    pub live: Live,
 }
 
 fn load(path: &Path) -> Source {
-    let manifest = manifest::load_path(path, None).map_err(|e| e.to_string());
-    let path = match &manifest {
-        Ok(m) => m.origin.clone(),
-        Err(_) => path.display().to_string(),
+    if path.as_os_str() == "-" {
+        let manifest = manifest::load_path(path, None).map_err(|e| e.to_string());
+        let origin = match &manifest {
+            Ok(m) => m.origin.clone(),
+            Err(_) => manifest::STDIN_ORIGIN.to_owned(),
+        };
+        return Source::new(origin, manifest);
+    }
+    let origin = path.display().to_string();
+    // Read here rather than by `load_path` to know the hash of what is shown: the watcher's
+    // first report of the same bytes is then no reload.
+    let (manifest, hash) = match std::fs::read(path) {
+        Ok(bytes) => (
+            manifest::load_reader(bytes.as_slice(), &origin, None).map_err(|e| e.to_string()),
+            Some(schemalens::watch::content_hash(&bytes)),
+        ),
+        Err(e) => (Err(format!("{origin}: cannot read: {e}")), None),
     };
-    Source::new(path, manifest)
+    let mut source = Source::new(origin, manifest);
+    source.file = Some(path.to_path_buf());
+    source.hash = hash;
+    source
+}
+
+/// The tool list's rows for `sources`: every tool, or one problem row for a file without.
+pub(super) fn entries_of(sources: &[Source]) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    for (i, source) in sources.iter().enumerate() {
+        match &source.manifest {
+            Ok(m) if !m.tools.is_empty() => {
+                entries.extend((0..m.tools.len()).map(|t| Entry::Tool { source: i, tool: t }))
+            }
+            _ => entries.push(Entry::Problem { source: i }),
+        }
+    }
+    entries
 }
 
 impl App {
@@ -290,15 +358,7 @@ impl App {
     }
 
     pub fn new(sources: Vec<Source>, options: Options, theme: Theme, mouse: bool) -> App {
-        let mut entries = Vec::new();
-        for (i, source) in sources.iter().enumerate() {
-            match &source.manifest {
-                Ok(m) if !m.tools.is_empty() => {
-                    entries.extend((0..m.tools.len()).map(|t| Entry::Tool { source: i, tool: t }))
-                }
-                _ => entries.push(Entry::Problem { source: i }),
-            }
-        }
+        let entries = entries_of(&sources);
         let mut app = App {
             sources,
             visible: (0..entries.len()).collect(),
@@ -310,6 +370,7 @@ impl App {
             focus: Pane::Original,
             last_tree: Side::Original,
             options,
+            profile: None,
             theme,
             mouse,
             input: None,
@@ -324,6 +385,8 @@ impl App {
             size: Rect::new(0, 0, 80, 24),
             message: None,
             quit: false,
+            cache: RefCell::new(ProjectionCache::new()),
+            live: Live::default(),
         };
         app.show_cursor_entry();
         app
@@ -387,7 +450,7 @@ impl App {
     }
 
     /// Shows the entry under the cursor, projecting it if it is not shown yet.
-    fn show_cursor_entry(&mut self) {
+    pub(super) fn show_cursor_entry(&mut self) {
         self.list.borrow_mut().select(Some(self.cursor));
         let entry = self.current_entry();
         if self.view.as_ref().map(|v| v.entry) == entry {
@@ -409,7 +472,7 @@ impl App {
 
     /// Selects payload `index` (clamped) and marks the nodes that reject it in both trees,
     /// unfolding to them so they can be seen.
-    fn select_payload(&mut self, index: usize) {
+    pub(super) fn select_payload(&mut self, index: usize) {
         let Some(view) = &mut self.view else { return };
         if view.payloads.is_empty() {
             self.payload = None;
@@ -503,7 +566,7 @@ impl App {
 
     /// Re-reads every payload of the shown tool (after an edit), keeping the selection on
     /// `path` when given.
-    fn reload_payloads(&mut self, path: Option<&Path>) {
+    pub(super) fn reload_payloads(&mut self, path: Option<&Path>) {
         let Some(entry) = self.view.as_ref().map(|v| v.entry) else {
             return;
         };
@@ -521,7 +584,13 @@ impl App {
         let Some(projection) = self.view.as_ref().and_then(|v| v.projection.as_ref()) else {
             return;
         };
-        let (rows, error) = payloads::check_all(&source.payload_files, *index, tool, projection);
+        let (rows, error) = payloads::check_all(
+            &source.payload_files,
+            *index,
+            tool,
+            projection,
+            &self.live.payload_texts,
+        );
         let at = path
             .and_then(|p| rows.iter().position(|r| r.path == p))
             .or(self.payload);
@@ -534,14 +603,17 @@ impl App {
         }
     }
 
-    /// Projects tool `entry` and builds both trees. `keep` carries selection and unfolded
-    /// pointers over from a previous view of the same tool (mode switch).
-    fn build_view(&self, entry: usize, keep: Option<Kept>) -> Option<ToolView> {
-        let (source, tool) = self.tool(entry)?;
-        let result = project_tool(tool, &self.options);
-        let (projection, error, stopped_at) = match result {
-            Ok(p) => (Some(p), None, None),
-            Err(e) => {
+    /// Projects `tool` of `source` (through the cache); the error as the user reads it, and
+    /// the pointer where projection stopped.
+    pub(super) fn project(
+        &self,
+        origin: &str,
+        tool: &Tool,
+    ) -> Result<Arc<Projection>, (String, String)> {
+        self.cache
+            .borrow_mut()
+            .project(tool, &self.options)
+            .map_err(|e| {
                 let at = format!(
                     "{}{}",
                     tool.schema_pointer.as_deref().unwrap_or(""),
@@ -549,12 +621,21 @@ impl App {
                 );
                 let message = format!(
                     "{} (tool \"{}\", at {}): {e}",
-                    source.path,
+                    origin,
                     escape(&tool.name),
                     if at.is_empty() { "/" } else { &at }
                 );
-                (None, Some(message), Some(e.pointer().to_owned()))
-            }
+                (message, e.pointer().to_owned())
+            })
+    }
+
+    /// Projects tool `entry` and builds both trees. `keep` carries selection and unfolded
+    /// pointers over from a previous view of the same tool (mode switch, reload).
+    pub(super) fn build_view(&self, entry: usize, keep: Option<Kept>) -> Option<ToolView> {
+        let (source, tool) = self.tool(entry)?;
+        let (projection, error, stopped_at) = match self.project(&source.path, tool) {
+            Ok(p) => (Some(p), None, None),
+            Err((message, pointer)) => (None, Some(message), Some(pointer)),
         };
         let trace = projection.as_ref().map_or(&[][..], |p| &p.trace[..]);
         let original = SchemaTree::build(&tool.schema, Side::Original, trace, "root");
@@ -563,35 +644,70 @@ impl App {
             None => SchemaTree::default(),
         };
         let (payloads, payload_error) = match (&projection, self.entries.get(entry)) {
-            (Some(p), Some(Entry::Tool { tool: index, .. })) => {
-                payloads::check_all(&source.payload_files, *index, tool, p)
-            }
+            (Some(p), Some(Entry::Tool { tool: index, .. })) => payloads::check_all(
+                &source.payload_files,
+                *index,
+                tool,
+                p,
+                &self.live.payload_texts,
+            ),
             _ => (Vec::new(), None),
         };
+        let original_findings = self.findings(entry, &tool.schema);
+        let projected_findings = projection
+            .as_ref()
+            .map(|p| self.findings(entry, &p.schema))
+            .unwrap_or_default();
         let view = ToolView {
             entry,
             panes: [
-                TreePane::new(original, self.theme),
-                TreePane::new(projected, self.theme),
+                TreePane::new(original, self.theme, original_findings),
+                TreePane::new(projected, self.theme, projected_findings),
             ],
             projection,
             error,
             payloads,
             payload_error,
+            profile: self.profile,
         };
+        let reused = keep.as_ref().is_some_and(|k| k.states.is_some());
         for pane in &view.panes {
-            pane.open_initial(40);
+            if !reused {
+                pane.open_initial(40);
+            }
             if !pane.tree.is_empty() {
                 pane.state.borrow_mut().select(vec![0]);
             }
         }
         if let Some(kept) = keep {
+            if let Some(states) = kept.states {
+                // The old widget states keep the scroll offsets; their node ids mean nothing
+                // in the new trees, so only what is re-opened below survives.
+                for ((pane, mut state), opened) in view.panes.iter().zip(states).zip(&kept.opened) {
+                    state.close_all();
+                    state.select(if pane.tree.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![0]
+                    });
+                    *pane.state.borrow_mut() = state;
+                    if opened.is_empty() {
+                        // Nothing was open (the tree was empty: projection had failed).
+                        pane.open_initial(40);
+                    }
+                }
+            }
             for (pane, opened) in view.panes.iter().zip(&kept.opened) {
                 for p in opened {
                     if let Some(id) = pane.tree.find(p) {
                         pane.state.borrow_mut().open(pane.tree.path(id));
                     }
                 }
+            }
+            if let Some((side, pointer)) = &kept.other
+                && let Some(id) = view.pane(*side).tree.nearest(pointer)
+            {
+                view.pane(*side).reveal(id);
             }
             let pane = view.pane(kept.side);
             if let Some(id) = pane.tree.nearest(&kept.selected) {
@@ -607,9 +723,80 @@ impl App {
         Some(view)
     }
 
+    /// The chosen provider's findings on `schema`, a parameter schema of tool `entry`; the tool
+    /// is linted on its own, so rules about the whole tool list see this tool alone.
+    fn findings(&self, entry: usize, schema: &serde_json::Value) -> Vec<Finding> {
+        let (Some(profile), Some((source, tool))) = (self.profile, self.tool(entry)) else {
+            return Vec::new();
+        };
+        // A bare schema has no tool name of its own (the title stands in for one).
+        let named = source
+            .manifest
+            .as_ref()
+            .is_ok_and(|m| m.format != ManifestFormat::BareSchema);
+        let subject = Subject {
+            name: named.then_some(tool.name.as_str()),
+            schema,
+        };
+        lint::lint_tools(profile, &[subject])
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// Next profile: none, then each in [`Profile::ALL`] order, then none again.
+    fn cycle_profile(&mut self) {
+        let all = Profile::ALL;
+        self.profile = match self.profile {
+            None => all.first().copied(),
+            Some(p) => all
+                .iter()
+                .position(|&q| q == p)
+                .and_then(|i| all.get(i + 1))
+                .copied(),
+        };
+        self.relint();
+        self.message = Some(match (self.profile, &self.view) {
+            (None, _) => "provider lint off".to_owned(),
+            (Some(p), Some(view)) => format!(
+                "{}: original {} · projection {} · L lists them",
+                p.name(),
+                super::lint::summary(&view.panes[0].lint.findings),
+                match view.projection {
+                    Some(_) => super::lint::summary(&view.panes[1].lint.findings),
+                    None => "failed".to_owned(),
+                }
+            ),
+            (Some(p), None) => format!("{}: {}", p.name(), p.label()),
+        });
+    }
+
+    /// Lints the shown tool for the current profile, both sides.
+    fn relint(&mut self) {
+        let Some(view) = &self.view else { return };
+        if view.profile == self.profile {
+            return;
+        }
+        let entry = view.entry;
+        let original = match self.tool(entry) {
+            Some((_, tool)) => self.findings(entry, &tool.schema),
+            None => Vec::new(),
+        };
+        let projected = view
+            .projection
+            .as_ref()
+            .map(|p| self.findings(entry, &p.schema))
+            .unwrap_or_default();
+        let (theme, profile) = (self.theme, self.profile);
+        if let Some(view) = &mut self.view {
+            view.panes[0].set_lint(original, theme);
+            view.panes[1].set_lint(projected, theme);
+            view.profile = profile;
+        }
+    }
+
     /// Links the other tree to `side`'s selection: selects and reveals the first counterpart
     /// and marks all of them.
-    fn link_from(&mut self, side: Side) {
+    pub(super) fn link_from(&mut self, side: Side) {
         let Some(view) = &mut self.view else { return };
         let (Some(projection), Some(selected)) =
             (&view.projection, view.panes[side.index()].selected())
@@ -677,6 +864,71 @@ impl App {
         });
     }
 
+    /// Opens the lint list at the first finding on the selected node, if it has one.
+    fn open_lint(&mut self) {
+        let Some(view) = &self.view else {
+            self.message = Some("no tool to lint".to_owned());
+            return;
+        };
+        if self.profile.is_none() {
+            self.message = Some("no provider chosen: p cycles through them".to_owned());
+            return;
+        }
+        let side = self.active_side();
+        let pane = view.pane(side);
+        let on_node = pane.selected().and_then(|id| pane.lint.first_on(id));
+        let selected = match (side, on_node) {
+            (Side::Original, Some(i)) => i,
+            (Side::Projection, Some(i)) => view.panes[0].lint.findings.len() + i,
+            (_, None) => 0,
+        };
+        let height = super::lint::list_height(self.size);
+        let offset = super::lint::keep_visible(view, selected, 0, height);
+        self.overlay = Some(Overlay::Lint { selected, offset });
+    }
+
+    /// Leaves the lint list for the node finding `n` is attached to.
+    fn jump_to_finding(&mut self, n: usize) {
+        let Some((side, pointer)) = self
+            .view
+            .as_ref()
+            .and_then(|v| super::lint::finding(v, n))
+            .map(|(side, _, f)| (side, f.pointer.clone()))
+        else {
+            return;
+        };
+        self.overlay = None;
+        if !self.select_pointer(side, &pointer) {
+            self.message = Some(format!("#{} is not in the tree", escape(&pointer)));
+        }
+    }
+
+    /// Lines per side in the model view, like the JSON screen.
+    fn open_model_view(&mut self) {
+        let Some(view) = &self.view else {
+            self.message = Some("no tool to show".to_owned());
+            return;
+        };
+        let Some((_, tool)) = self.tool(view.entry) else {
+            return;
+        };
+        let theme = self.theme;
+        let original =
+            super::lint::model_lines(&lint::ollama_view(&tool.schema), theme, Self::JSON_LINES);
+        let projection = match (&view.projection, &view.error) {
+            (Some(p), _) => {
+                super::lint::model_lines(&lint::ollama_view(&p.schema), theme, Self::JSON_LINES)
+            }
+            (None, Some(e)) => super::render::error_text(self, "Projection failed", e),
+            (None, None) => Vec::new(),
+        };
+        self.overlay = Some(Overlay::Model {
+            scroll: 0,
+            original,
+            projection,
+        });
+    }
+
     fn yank(&mut self, action: Action) {
         let Some(view) = &self.view else {
             self.message = Some("nothing to copy".to_owned());
@@ -722,9 +974,6 @@ impl App {
 
     /// Focuses `side`'s tree and selects the node at `pointer` (or its closest ancestor),
     /// linking the other tree, as if the user had navigated there.
-    // Not bound to a key yet: tests drive it, and the payload panel will point at the nodes
-    // that reject a payload through it.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn select_pointer(&mut self, side: Side, pointer: &str) -> bool {
         let Some(id) = self.pane_mut(side).and_then(|p| p.tree.nearest(pointer)) else {
             return false;
@@ -817,6 +1066,8 @@ impl App {
             side,
             selected,
             opened: [view.panes[0].opened_pointers(), Vec::new()],
+            other: None,
+            states: None,
         };
         let kept = if side == Side::Projection {
             // The same projection pointer may not exist in the other mode; fall back to the
@@ -1073,17 +1324,80 @@ impl App {
     }
 }
 
+/// The lint list's keys: the selection moves over findings and the rows scroll with it.
+fn lint_list(app: &mut App, action: Action) {
+    let Some(Overlay::Lint { selected, offset }) = app.overlay.clone() else {
+        return;
+    };
+    let height = super::lint::list_height(app.size);
+    let page = height.saturating_sub(1).max(1);
+    let selected = match action {
+        Action::CloseOverlay => {
+            app.overlay = None;
+            return;
+        }
+        Action::Jump => {
+            app.jump_to_finding(selected);
+            return;
+        }
+        Action::ModelView => {
+            app.open_model_view();
+            return;
+        }
+        Action::CycleProfile => {
+            app.cycle_profile();
+            0
+        }
+        Action::Down => selected.saturating_add(1),
+        Action::Up => selected.saturating_sub(1),
+        Action::PageDown => selected.saturating_add(page),
+        Action::PageUp => selected.saturating_sub(page),
+        Action::Top => 0,
+        Action::Bottom => usize::MAX,
+        Action::Resize { width, height } => {
+            app.size = Rect::new(0, 0, width, height);
+            selected
+        }
+        _ => selected,
+    };
+    let Some(view) = &app.view else { return };
+    let selected = selected.min(super::lint::count(view).saturating_sub(1));
+    let offset = if action == Action::CycleProfile {
+        0
+    } else {
+        super::lint::keep_visible(view, selected, offset, super::lint::list_height(app.size))
+    };
+    app.overlay = Some(Overlay::Lint { selected, offset });
+}
+
 /// What survives a re-projection of the same tool.
-struct Kept {
-    side: Side,
-    selected: String,
-    opened: [Vec<String>; 2],
+pub(super) struct Kept {
+    pub side: Side,
+    pub selected: String,
+    pub opened: [Vec<String>; 2],
+    /// The other tree's selection, for when the links do not lead back to it.
+    pub other: Option<(Side, String)>,
+    /// The widget states to reuse (a reload keeps the scroll position).
+    pub states: Option<[TreeState<NodeId>; 2]>,
 }
 
 /// Applies one action. The only function that changes the [`App`].
 pub fn update(app: &mut App, action: Action) {
     if !matches!(action, Action::Resize { .. }) {
         app.message = None;
+    }
+    if matches!(app.overlay, Some(Overlay::Lint { .. })) {
+        lint_list(app, action);
+        return;
+    }
+    if action == Action::ModelView && app.overlay.is_some() {
+        // `w` leads to the model view from any screen, and out of it again.
+        if matches!(app.overlay, Some(Overlay::Model { .. })) {
+            app.overlay = None;
+        } else {
+            app.open_model_view();
+        }
+        return;
     }
     if let Some(overlay) = &app.overlay {
         let scroll = overlay.scroll();
@@ -1310,8 +1624,17 @@ pub fn update(app: &mut App, action: Action) {
         Action::EditPayload => app.edit_payload(false),
         Action::NewPayload => app.edit_payload(true),
         Action::GotoRejecting => app.goto_rejecting(),
+        Action::CycleProfile => app.cycle_profile(),
+        Action::LintList => app.open_lint(),
+        Action::ModelView => app.open_model_view(),
+        // Only the lint list has something to go to.
+        Action::Jump => {}
         Action::PayloadsChanged => {
             let path = app.effect.take().map(|Effect::Edit { path, .. }| path);
+            if let Some(path) = &path {
+                // The watcher's copy predates the edit; the file on disk is the news.
+                app.live.payload_texts.remove(path);
+            }
             app.reload_payloads(path.as_deref());
         }
         Action::NextTool => app.move_cursor(1),

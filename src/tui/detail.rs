@@ -24,6 +24,32 @@ const MAX_JSON_NODES: usize = 2;
 const MAX_POINTERS: usize = 4;
 
 pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let mut out = stale_lines(app);
+    out.extend(body(app, width));
+    out
+}
+
+/// The newest save of the file could not be used: said first, since everything below it is
+/// the last good version.
+fn stale_lines(app: &App) -> Vec<Line<'static>> {
+    let Some(source) = app.current_entry().and_then(|e| app.source_of(e)) else {
+        return Vec::new();
+    };
+    match (&source.stale, &source.manifest) {
+        (Some(stale), Ok(_)) => {
+            let mut lines = error_text(
+                app,
+                "The newest save cannot be used; this is the last good version",
+                &stale.describe(&source.path),
+            );
+            lines.push(Line::from(""));
+            lines
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = app.theme;
     if app.detail_of == DetailOf::Payload && matches!(app.focus, Pane::Payloads | Pane::Detail) {
         return match app.payload_row() {
@@ -69,6 +95,21 @@ pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         head.push(Span::styled(node.constraints.clone(), theme.dim()));
     }
     out.push(Line::from(head));
+    if let Some(change) = pane.changes.marks.get(&id) {
+        let mut spans = vec![Span::styled(
+            format!("{} {}", change.glyph(), change.label()),
+            theme.changed(),
+        )];
+        if let Some(removed) = pane.changes.removed.get(&id) {
+            spans.push(Span::styled(": removed ", theme.changed()));
+            spans.extend(pointer_list(removed, theme));
+        }
+        out.push(Line::from(spans));
+    }
+    // A provider was asked for: its verdict on this node comes before the projection's story.
+    if let Some(profile) = view.profile {
+        out.extend(super::lint::node_lines(pane, id, profile, theme));
+    }
 
     if let Some(projection) = &view.projection {
         let entries: Vec<&TraceEntry> =

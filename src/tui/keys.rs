@@ -23,6 +23,13 @@ pub enum Action {
     EditPayload,
     NewPayload,
     GotoRejecting,
+    /// Next provider lint profile (none → each profile → none).
+    CycleProfile,
+    LintList,
+    /// Ollama's "what the model sees" view.
+    ModelView,
+    /// In the lint list: go to the selected finding's node.
+    Jump,
     /// The event loop ran the editor: payload files may have changed.
     PayloadsChanged,
     FocusNext,
@@ -80,7 +87,7 @@ pub enum Scope {
     Payloads,
     /// While typing a search or a filter.
     Input,
-    /// Help, JSON and rules screens.
+    /// Help, JSON, rules, lint and model screens.
     Overlay,
 }
 
@@ -101,7 +108,7 @@ impl Scope {
             Scope::Tools => "Tool list",
             Scope::Payloads => "Payload panel (verdicts of the original and the projection)",
             Scope::Input => "While typing a search or filter",
-            Scope::Overlay => "Help, JSON and rules screens",
+            Scope::Overlay => "Help, JSON, rules, lint and model-view screens",
         }
     }
 }
@@ -185,9 +192,12 @@ use Scope as S;
 #[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
     // Full-screen views: they swallow every other key.
-    b(S::Overlay, &[code(C::Esc), k('q'), k('?'), k('v'), k('R')], A::CloseOverlay, "close the screen", None),
-    b(S::Overlay, &[k('j'), code(C::Down)], A::Down, "scroll down", None),
-    b(S::Overlay, &[k('k'), code(C::Up)], A::Up, "scroll up", None),
+    b(S::Overlay, &[code(C::Esc), k('q'), k('?'), k('v'), k('R'), k('L')], A::CloseOverlay, "close the screen", None),
+    b(S::Overlay, &[k('w')], A::ModelView, "Ollama's model view: open it, or close it", None),
+    b(S::Overlay, &[code(C::Enter)], A::Jump, "lint list: go to the selected finding's node", None),
+    b(S::Overlay, &[k('p')], A::CycleProfile, "lint list: show the next provider", None),
+    b(S::Overlay, &[k('j'), code(C::Down)], A::Down, "scroll down (lint list: next finding)", None),
+    b(S::Overlay, &[k('k'), code(C::Up)], A::Up, "scroll up (lint list: previous finding)", None),
     b(S::Overlay, &[code(C::PageDown), k(' '), Key { code: C::Char('d'), ctrl: true }], A::PageDown, "scroll a page down", None),
     b(S::Overlay, &[code(C::PageUp), Key { code: C::Char('u'), ctrl: true }], A::PageUp, "scroll a page up", None),
     b(S::Overlay, &[k('g'), code(C::Home)], A::Top, "scroll to the top", None),
@@ -227,11 +237,14 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Global, &[k(']')], A::NextTool, "show the next tool", None),
     b(S::Global, &[k('[')], A::PrevTool, "show the previous tool", None),
     b(S::Global, &[k('m')], A::ToggleMode, "switch inline / flat mode and project again", Some("mode")),
+    b(S::Global, &[k('p')], A::CycleProfile, "cycle the provider lint: none → each profile → none", Some("provider")),
+    b(S::Global, &[k('L')], A::LintList, "lint list of the provider's findings; Enter goes to a finding's node", Some("lint")),
     b(S::Global, &[k('v')], A::JsonView, "view the tool's whole JSON, original beside projection", Some("json")),
     b(S::Global, &[k('R')], A::Rules, "the rules screen: every rule with a before/after example", None),
     b(S::Global, &[k('y')], A::YankNode, "copy the selected node's JSON (OSC 52 clipboard, works over SSH)", Some("copy")),
     b(S::Global, &[k('Y')], A::YankSchema, "copy the tool's whole projected schema", None),
-    b(S::Global, &[k('p')], A::YankPointer, "copy the selected node's pointer", None),
+    b(S::Global, &[k('#')], A::YankPointer, "copy the selected node's pointer", None),
+    b(S::Global, &[k('w')], A::ModelView, "what an Ollama model sees: the keys its Go structs drop, then the rest", None),
     b(S::Global, &[k('?')], A::Help, "show this help", Some("help")),
     b(S::Global, &[k('q'), code(C::Esc), Key { code: C::Char('c'), ctrl: true }], A::Quit, "quit", Some("quit")),
 ];

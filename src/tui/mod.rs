@@ -7,24 +7,34 @@
 pub mod app;
 mod detail;
 pub mod keys;
+mod lint;
+pub mod live;
 mod overlay;
 mod payloads;
 pub mod render;
+#[cfg(test)]
+mod svg;
 mod text;
 pub mod theme;
 pub mod tree;
 
 #[cfg(test)]
+mod live_tests;
+#[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Stdout};
 use std::panic;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{WrapErr, bail};
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -34,6 +44,8 @@ use ratatui::backend::CrosstermBackend;
 
 pub use app::App;
 use keys::Action;
+use live::{Msg, WatchMode};
+use schemalens::watch::{Target, WatchConfig, WatchEvent, Watcher};
 use theme::Theme;
 
 /// How the inspector starts.
@@ -45,6 +57,8 @@ pub struct TuiOptions {
     pub mouse: bool,
     /// Colours; off keeps glyphs and modifiers. Default: off when `NO_COLOR` is set.
     pub color: bool,
+    /// Follow the manifests and payload folders as they are saved; `None` is `--no-watch`.
+    pub watch: Option<WatchConfig>,
 }
 
 impl Default for TuiOptions {
@@ -53,6 +67,7 @@ impl Default for TuiOptions {
             projection: schemalens::Options::flat(),
             mouse: true,
             color: Theme::from_env().color,
+            watch: Some(WatchConfig::default()),
         }
     }
 }
@@ -68,20 +83,196 @@ pub fn run(files: Vec<PathBuf>, opts: TuiOptions) -> color_eyre::Result<()> {
     let theme = Theme { color: opts.color };
     let mut app = App::load(&files, opts.projection, theme, opts.mouse);
 
+    let (tx, rx) = mpsc::channel();
+    let mut watch = Watch::start(&mut app, opts.watch, &tx);
     let hook = install_panic_hook(opts.mouse);
     let result = (|| {
         let _guard = TerminalGuard::enter(opts.mouse)?;
         let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
         terminal.clear()?;
-        event_loop(&mut terminal, &mut app)
+        let input = Input::spawn(tx);
+        let result = event_loop(&mut terminal, &mut app, &rx, &input, &mut watch);
+        input.stop();
+        result
     })();
+    drop(watch);
     restore_panic_hook(hook);
     result
+}
+
+/// What reaches the event loop, on one channel, so that one thread owns the [`App`].
+#[derive(Debug)]
+pub enum AppEvent {
+    Terminal(Event),
+    Watch(WatchEvent),
+    /// Reading the terminal failed; the loop ends with this error.
+    InputFailed(io::Error),
+}
+
+/// Reads terminal events on its own thread into the loop's channel. It can be paused while an
+/// editor owns the terminal, so that it does not take the editor's keys.
+struct Input {
+    paused: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    /// Held by the reader while it waits for a key; taking it means the reader is not reading.
+    gate: Arc<Mutex<()>>,
+    thread: JoinHandle<()>,
+}
+
+impl Input {
+    /// How often the reader looks up from the terminal to see whether it should pause or stop.
+    const POLL: Duration = Duration::from_millis(50);
+
+    fn spawn(tx: Sender<AppEvent>) -> Input {
+        let paused = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new(Mutex::new(()));
+        let (p, s, g) = (paused.clone(), stop.clone(), gate.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::SeqCst) {
+                // Checked before the lock: a reader that took the lock straight back after
+                // each poll could keep the loop from ever pausing it.
+                if p.load(Ordering::SeqCst) {
+                    std::thread::sleep(Self::POLL / 5);
+                    continue;
+                }
+                let _reading = g.lock().unwrap_or_else(|e| e.into_inner());
+                if p.load(Ordering::SeqCst) {
+                    continue;
+                }
+                let event = match event::poll(Self::POLL) {
+                    Ok(false) => continue,
+                    Ok(true) => event::read().map(AppEvent::Terminal),
+                    Err(e) => Err(e),
+                };
+                let event = event.unwrap_or_else(AppEvent::InputFailed);
+                let failed = matches!(event, AppEvent::InputFailed(_));
+                if tx.send(event).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        Input {
+            paused,
+            stop,
+            gate,
+            thread,
+        }
+    }
+
+    /// Runs `f` while the reader is stopped (it finishes the poll it is in first).
+    fn paused<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.paused.store(true, Ordering::SeqCst);
+        let result = {
+            let _gate = self.gate.lock().unwrap_or_else(|e| e.into_inner());
+            f()
+        };
+        self.paused.store(false, Ordering::SeqCst);
+        result
+    }
+
+    fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = self.thread.join();
+    }
+}
+
+/// The watcher and the targets it follows, kept in step with the open manifests' tools.
+struct Watch {
+    watcher: Option<Watcher>,
+    /// Followed targets, and those whose folder's parent did not exist yet (retried).
+    added: BTreeMap<PathBuf, Target>,
+    failed: BTreeMap<PathBuf, Target>,
+    retried: Instant,
+}
+
+impl Watch {
+    /// How often targets that could not be followed are tried again (a payload folder that
+    /// does not exist yet: its tools' subfolders cannot be watched until it does).
+    const RETRY: Duration = Duration::from_secs(1);
+
+    fn start(app: &mut App, config: Option<WatchConfig>, tx: &Sender<AppEvent>) -> Watch {
+        let mut watch = Watch {
+            watcher: None,
+            added: BTreeMap::new(),
+            failed: BTreeMap::new(),
+            retried: Instant::now(),
+        };
+        let followed = app.sources.iter().any(|s| s.file.is_some());
+        let Some(config) = config.filter(|_| followed) else {
+            app.live.mode = WatchMode::Off;
+            return watch;
+        };
+        app.live.mode = WatchMode::of(Some(config));
+        let tx = tx.clone();
+        match Watcher::start([], config, move |e| {
+            let _ = tx.send(AppEvent::Watch(e));
+        }) {
+            Ok(w) => watch.watcher = Some(w),
+            Err(e) => app.live.error = Some(e.to_string()),
+        }
+        watch.sync(app);
+        watch
+    }
+
+    /// Follows what the app needs now and nothing else.
+    fn sync(&mut self, app: &mut App) {
+        let Some(watcher) = &self.watcher else { return };
+        let wanted: BTreeMap<PathBuf, Target> = app
+            .watch_targets()
+            .into_iter()
+            .map(|t| (t.path().to_path_buf(), t))
+            .collect();
+        self.added.retain(|path, _| {
+            let keep = wanted.contains_key(path);
+            if !keep {
+                watcher.remove(path);
+            }
+            keep
+        });
+        self.failed.retain(|path, _| wanted.contains_key(path));
+        for (path, target) in wanted {
+            if self.added.contains_key(&path) || self.failed.contains_key(&path) {
+                continue;
+            }
+            match watcher.add(target.clone()) {
+                Ok(()) => {
+                    self.added.insert(path, target);
+                }
+                Err(_) => {
+                    self.failed.insert(path, target);
+                }
+            }
+        }
+    }
+
+    fn retry(&mut self) {
+        let Some(watcher) = &self.watcher else { return };
+        if self.failed.is_empty() || self.retried.elapsed() < Self::RETRY {
+            return;
+        }
+        self.retried = Instant::now();
+        let failed = std::mem::take(&mut self.failed);
+        for (path, target) in failed {
+            match watcher.add(target.clone()) {
+                Ok(()) => self.added.insert(path, target),
+                Err(_) => self.failed.insert(path, target),
+            };
+        }
+    }
+
+    /// When the loop should wake up to retry, if something is waiting for it.
+    fn deadline(&self) -> Option<Instant> {
+        (!self.failed.is_empty()).then(|| self.retried + Self::RETRY)
+    }
 }
 
 fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
     app: &mut App,
+    rx: &Receiver<AppEvent>,
+    input: &Input,
+    watch: &mut Watch,
 ) -> color_eyre::Result<()> {
     let size = terminal.size()?;
     app::update(
@@ -96,20 +287,55 @@ fn event_loop(
         if app.quit {
             return Ok(());
         }
-        let ev = event::read().wrap_err("reading a terminal event")?;
-        if let Some(action) = keys::action_for_event(app.context(), &ev, app.mouse) {
-            app::update(app, action);
-        }
-        if let Some(text) = app.clipboard.take() {
-            copy_osc52(&text)?;
-        }
-        if let Some(app::Effect::Edit { path, create }) = app.effect.clone() {
-            let result = edit(terminal, &path, create.as_deref(), app.mouse);
-            app::update(app, Action::PayloadsChanged);
-            if let Err(e) = result {
-                app.message = Some(format!("editor: {e}"));
+        let deadline = [app.deadline(), watch.deadline()]
+            .into_iter()
+            .flatten()
+            .min();
+        let first = match deadline {
+            Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
+                Ok(ev) => Some(ev),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => bail!("the terminal reader stopped"),
+            },
+            None => Some(rx.recv().wrap_err("the terminal reader stopped")?),
+        };
+        // Everything already waiting is applied before the next frame: a burst of saves or
+        // the watcher's first report of every payload is drawn once.
+        let mut next = first;
+        loop {
+            match next {
+                Some(AppEvent::Terminal(ev)) => {
+                    if let Some(action) = keys::action_for_event(app.context(), &ev, app.mouse) {
+                        live::handle(app, Msg::Action(action));
+                    }
+                }
+                Some(AppEvent::Watch(ev)) => live::handle(app, Msg::Watch(ev)),
+                Some(AppEvent::InputFailed(e)) => {
+                    return Err(e).wrap_err("reading a terminal event");
+                }
+                None => {}
             }
+            if let Some(text) = app.clipboard.take() {
+                copy_osc52(&text)?;
+            }
+            if let Some(app::Effect::Edit { path, create }) = app.effect.clone() {
+                let result = input.paused(|| edit(terminal, &path, create.as_deref(), app.mouse));
+                app::update(app, Action::PayloadsChanged);
+                if let Err(e) = result {
+                    app.message = Some(format!("editor: {e}"));
+                }
+            }
+            if app.quit {
+                break;
+            }
+            next = match rx.try_recv() {
+                Ok(ev) => Some(ev),
+                Err(_) => break,
+            };
         }
+        live::handle(app, Msg::Tick(Instant::now()));
+        watch.sync(app);
+        watch.retry();
     }
 }
 

@@ -7,7 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 use serde_json::Value;
 
-use schemalens::projection::Rule;
+use schemalens::lint::Profile;
+use schemalens::projection::{Rule, tailor};
 use schemalens::{Options, Recursion};
 
 use super::app::App;
@@ -30,6 +31,18 @@ pub enum Overlay {
         scroll: u16,
         lines: Vec<Line<'static>>,
     },
+    /// The provider's findings, read from the shown tool's view on every frame (they are
+    /// computed when the profile or the tool changes). `selected` counts findings, `offset` rows.
+    Lint {
+        selected: usize,
+        offset: usize,
+    },
+    /// What an Ollama model sees of the original and of the projection; built when opened.
+    Model {
+        scroll: u16,
+        original: Vec<Line<'static>>,
+        projection: Vec<Line<'static>>,
+    },
 }
 
 impl Overlay {
@@ -37,7 +50,9 @@ impl Overlay {
         match self {
             Overlay::Help { scroll }
             | Overlay::Json { scroll, .. }
-            | Overlay::Rules { scroll, .. } => *scroll,
+            | Overlay::Rules { scroll, .. }
+            | Overlay::Model { scroll, .. } => *scroll,
+            Overlay::Lint { offset, .. } => (*offset).min(u16::MAX as usize) as u16,
         }
     }
 
@@ -45,7 +60,10 @@ impl Overlay {
         match self {
             Overlay::Help { scroll }
             | Overlay::Json { scroll, .. }
-            | Overlay::Rules { scroll, .. } => *scroll = value,
+            | Overlay::Rules { scroll, .. }
+            | Overlay::Model { scroll, .. } => *scroll = value,
+            // The lint list scrolls with its selection (see `update`).
+            Overlay::Lint { .. } => {}
         }
     }
 
@@ -54,12 +72,16 @@ impl Overlay {
             Overlay::Help { .. } => " Help ",
             Overlay::Json { .. } => " JSON ",
             Overlay::Rules { .. } => " Rules: what the projection does, with examples ",
+            Overlay::Lint { .. } => " Lint ",
+            Overlay::Model { .. } => {
+                " What an Ollama model sees: its Go structs drop every other key "
+            }
         }
     }
 }
 
 /// Where the overlay goes in a terminal of `area`: all of it but the status bar.
-fn frame_area(area: Rect) -> Rect {
+pub fn frame_area(area: Rect) -> Rect {
     Rect::new(area.x, area.y, area.width, area.height.saturating_sub(1))
 }
 
@@ -74,7 +96,13 @@ pub fn max_scroll(app: &App, overlay: &Overlay, area: Rect) -> u16 {
             original,
             projection,
             ..
+        }
+        | Overlay::Model {
+            original,
+            projection,
+            ..
         } => original.len().max(projection.len()),
+        Overlay::Lint { .. } => 0,
     };
     rows.saturating_sub(inner.height as usize)
         .min(u16::MAX as usize) as u16
@@ -83,10 +111,23 @@ pub fn max_scroll(app: &App, overlay: &Overlay, area: Rect) -> u16 {
 pub fn render(app: &App, overlay: &Overlay, frame: &mut Frame) {
     let area = frame_area(frame.area());
     let scroll = overlay.scroll().min(max_scroll(app, overlay, frame.area()));
+    let title = match (overlay, app.profile) {
+        (Overlay::Lint { .. }, Some(p)) => {
+            format!(" Lint · {} · {} ", p.name(), escape(p.label()))
+        }
+        _ => overlay.title().to_owned(),
+    };
+    let keys = match overlay {
+        Overlay::Lint { .. } if area.width >= 90 => {
+            " j/k select · Enter go to the node · p next provider · w model view · Esc close "
+        }
+        Overlay::Lint { .. } => " Enter go to the node · p next provider · Esc close ",
+        _ => " j/k scroll · Esc close ",
+    };
     let block = Block::bordered()
         .border_type(BorderType::Double)
-        .title(overlay.title())
-        .title_bottom(Line::from(" j/k scroll · Esc close ").right_aligned())
+        .title(title)
+        .title_bottom(Line::from(keys).right_aligned())
         .border_style(app.theme.border(true));
     frame.render_widget(Clear, area);
     let width = block.inner(area).width;
@@ -103,7 +144,15 @@ pub fn render(app: &App, overlay: &Overlay, frame: &mut Frame) {
                 .scroll((scroll, 0)),
             area,
         ),
+        Overlay::Lint { selected, offset } => {
+            super::lint::render_list(app, *selected, *offset, frame, area, block)
+        }
         Overlay::Json {
+            original,
+            projection,
+            ..
+        }
+        | Overlay::Model {
             original,
             projection,
             ..
@@ -205,6 +254,8 @@ struct Example {
     rule: Rule,
     summary: &'static str,
     before: String,
+    /// For a tailoring step: the provider the projection is tailored for.
+    profile: Option<Profile>,
 }
 
 const OBJ_A: &str = r#"{"type":"object","properties":{"kind":{"const":"a"},"x":{"type":"string"}},"required":["kind","x"]}"#;
@@ -219,71 +270,133 @@ fn examples() -> Vec<Example> {
             rule: Rule::RefInline,
             summary: "every $ref is replaced by its target; unused $defs go away",
             before: r##"{"$defs":{"Name":{"type":"string","minLength":1}},"type":"object","properties":{"name":{"$ref":"#/$defs/Name"}}}"##.to_owned(),
+            profile: None,
         },
         Example {
             rule: Rule::Recursion,
             summary: "a $ref back into itself is unrolled a few levels (here 1), then cut to {}",
             before: r##"{"$defs":{"Node":{"type":"object","properties":{"next":{"$ref":"#/$defs/Node"}}}},"$ref":"#/$defs/Node"}"##.to_owned(),
+            profile: None,
         },
         Example {
             rule: Rule::Unresolvable,
             summary: "a $ref that cannot be resolved (nothing is fetched) becomes {}",
             before: r#"{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}"#.to_owned(),
+            profile: None,
         },
         Example {
             rule: Rule::OneofToAnyof,
             summary: "oneOf becomes anyOf, which accepts a superset",
             before: r#"{"oneOf":[{"type":"string"},{"type":"integer"}]}"#.to_owned(),
+            profile: None,
         },
         Example {
             rule: Rule::DiscriminatorStrip,
             summary: "the OpenAPI discriminator keyword is removed after identifying the union",
             before: r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"}}},{"type":"object","properties":{"k":{"const":"b"}}}],"discriminator":{"propertyName":"k"}}"#.to_owned(),
+            profile: None,
         },
         Example {
             rule: Rule::DuDetect,
             summary: "a union of objects with a literal tag in every branch is discriminated; others stay anyOf, with the reason",
             before: r#"{"anyOf":[{"type":"string"},{"type":"object","properties":{"k":{"const":"a"}}}]}"#.to_owned(),
+            profile: None,
         },
         Example {
             rule: Rule::DuObject,
             summary: "(flat) a discriminated union becomes one object with every branch's properties",
             before: du.clone(),
+            profile: None,
         },
         Example {
             rule: Rule::DuEnum,
             summary: "(flat) the tag becomes an enum of all tags",
             before: du.clone(),
+            profile: None,
         },
         Example {
             rule: Rule::RequiredIntersection,
             summary: "(flat) only properties every branch requires stay required; the rest get a hint",
             before: du,
+            profile: None,
         },
         Example {
             rule: Rule::CollisionJoin,
             summary: "(flat) a property in several branches is joined: deduplicated, widened, kept as anyOf, or unconstrained",
             before: r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"v":{"type":"string"}}},{"type":"object","properties":{"k":{"const":"b"},"v":{"type":"integer"}}}]}"#.to_owned(),
+            profile: None,
         },
         Example {
             rule: Rule::ObjectPolicy,
             summary: "(flat) additionalProperties:false survives only when every branch has it",
             before: r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"}},"additionalProperties":false},{"type":"object","properties":{"k":{"const":"b"}}}]}"#.to_owned(),
+            profile: None,
         },
         Example {
             rule: Rule::NullableOptional,
             summary: "(flat) an optional union keeps its null alternative beside the merged object",
             before: nullable,
+            profile: None,
         },
         Example {
             rule: Rule::AllofMerge,
             summary: "an allOf of object schemas is merged into one object",
             before: r#"{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"integer"}}}]}"#.to_owned(),
+            profile: None,
         },
         Example {
             rule: Rule::SoundnessGuard,
             summary: "where loosening a subschema could reject more (not, if), the keyword is dropped instead",
             before: r#"{"type":"object","properties":{"x":{"not":{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"v":{"type":"string"}}},{"type":"object","properties":{"k":{"const":"b"},"v":{"type":"integer"}}}]}}}}"#.to_owned(),
+            profile: None,
+        },
+        Example {
+            rule: Rule::TailorCloseObject,
+            summary: "(lossy) every object with properties is closed; payloads lose unknown keys first",
+            before: r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}"#.to_owned(),
+            profile: Some(Profile::OpenAiStrict),
+        },
+        Example {
+            rule: Rule::TailorRequiredNullable,
+            summary: "(lossy) every property becomes required, the optional ones nullable; an absent one is sent as null",
+            before: r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a"],"additionalProperties":false}"#.to_owned(),
+            profile: Some(Profile::OpenAiStrict),
+        },
+        Example {
+            rule: Rule::TailorConstEnum,
+            summary: "const becomes a one-value enum",
+            before: r#"{"type":"object","properties":{"k":{"const":"a"}}}"#.to_owned(),
+            profile: Some(Profile::Gemini),
+        },
+        Example {
+            rule: Rule::TailorTypeNullable,
+            summary: "a type list with null becomes one type and nullable: true",
+            before: r#"{"type":"object","properties":{"a":{"type":["string","null"]}}}"#.to_owned(),
+            profile: Some(Profile::Gemini),
+        },
+        Example {
+            rule: Rule::TailorTypeSplit,
+            summary: "a type list becomes an anyOf of one schema per type",
+            before: r#"{"type":"object","properties":{"a":{"type":["string","integer"]}}}"#.to_owned(),
+            profile: Some(Profile::Gemini),
+        },
+        Example {
+            rule: Rule::TailorDropKeyword,
+            summary: "keywords the provider refuses are dropped, with those whose meaning depends on them",
+            before: r#"{"type":"object","properties":{"n":{"type":"string","default":"x"}},"required":["n"],"additionalProperties":false}"#.to_owned(),
+            profile: Some(Profile::OpenAiStrict),
+        },
+        Example {
+            rule: Rule::TailorRefSiblings,
+            summary: "a kept $ref loses the siblings the provider refuses beside it (here with --recursion keep)",
+            before: r##"{"type":"object","properties":{"head":{"$ref":"#/$defs/Node"}},"$defs":{"Node":{"type":"object","properties":{"next":{"$ref":"#/$defs/Node","title":"Next"}}}}}"##.to_owned(),
+            profile: Some(Profile::Gemini),
+        },
+        Example {
+            rule: Rule::TailorRequiredDeclared,
+            summary: "required names that have no property are dropped",
+            before: r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a","b"]}"#.to_owned(),
+            profile: Some(Profile::Gemini),
         },
     ]
 }
@@ -295,13 +408,18 @@ pub fn rules_lines(theme: Theme) -> Vec<Line<'static>> {
         Line::from(
             "Every rule keeps I-sound: whatever the original accepts, the projection accepts.",
         ),
+        Line::from(
+            "Tailoring steps run after them, for one provider; the lossy ones come with a payload adapter.",
+        ),
         Line::from(""),
     ];
     for example in examples() {
         let rule = example.rule;
-        let number = rule
-            .number()
-            .map_or_else(|| "guard".to_owned(), |n| format!("rule {n}"));
+        let number = match (rule.number(), example.profile) {
+            (Some(n), _) => format!("rule {n}"),
+            (None, Some(p)) => format!("tailoring for {}", p.name()),
+            (None, None) => "guard".to_owned(),
+        };
         out.push(Line::from(vec![
             Span::styled(format!("{number} · {}", rule.id()), theme.heading()),
             Span::raw(format!("  {}", example.summary)),
@@ -318,14 +436,18 @@ pub fn rules_lines(theme: Theme) -> Vec<Line<'static>> {
             Span::raw(escape(&before.to_string()).into_owned()),
         ]));
         let options = Options {
-            recursion: if rule == Rule::Recursion {
-                Recursion::Unroll(1)
-            } else {
-                Recursion::Unroll(3)
+            recursion: match rule {
+                Rule::Recursion => Recursion::Unroll(1),
+                Rule::TailorRefSiblings => Recursion::Keep,
+                _ => Recursion::Unroll(3),
             },
             ..Options::flat()
         };
-        match schemalens::project(&before, &options) {
+        let projected = schemalens::project(&before, &options).map(|p| match example.profile {
+            Some(profile) => tailor(p, profile).projection,
+            None => p,
+        });
+        match projected {
             Ok(p) => {
                 out.push(Line::from(vec![
                     Span::styled("  after   ", theme.dim()),

@@ -1,6 +1,7 @@
 //! The payload panel: the tool's payload files (the convention of `schemalens check`) with both
 //! verdicts and the class, the nodes that reject them, and why a looser projection accepts.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use ratatui::text::{Line, Span};
@@ -59,12 +60,14 @@ pub fn discover_for(path: &str, manifest: &Manifest) -> Vec<PayloadFile> {
     discover::discover(Path::new(path), manifest).unwrap_or_default()
 }
 
-/// Reads and checks tool `index`'s payloads against the original and `projection`.
+/// Checks tool `index`'s payloads against the original and `projection`. A file's text is
+/// taken from `texts` (what the watcher read) when it is there, else read from disk.
 pub fn check_all(
     files: &[PayloadFile],
     index: usize,
     tool: &Tool,
     projection: &Projection,
+    texts: &HashMap<PathBuf, Vec<u8>>,
 ) -> (Vec<PayloadRow>, Option<String>) {
     let files: Vec<&PayloadFile> = files.iter().filter(|f| f.tool == index).collect();
     if files.is_empty() {
@@ -77,7 +80,12 @@ pub fn check_all(
     let mut rows = Vec::new();
     for file in files {
         let origin = file.path.display().to_string();
-        let text = match std::fs::read_to_string(&file.path) {
+        let read = match texts.get(&file.path) {
+            Some(bytes) => String::from_utf8(bytes.clone())
+                .map_err(|_| std::io::Error::other("not UTF-8 text")),
+            None => std::fs::read_to_string(&file.path),
+        };
+        let text = match read {
             Ok(t) => t,
             Err(e) => {
                 rows.push(PayloadRow {

@@ -6,14 +6,15 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, List, ListItem, Paragraph, Wrap};
-use tui_tree_widget::Tree;
+use schemalens::lint::Severity;
+use tui_tree_widget::{Tree, TreeState};
 
 use super::app::{App, Entry, InputPurpose};
 use super::detail;
 use super::keys::{self, BINDINGS, Pane, Scope};
 use super::text::{clip, escape, escape_lines};
-use super::theme::Mark;
-use super::tree::Side;
+use super::theme::{Mark, severity_glyph};
+use super::tree::{NodeId, Side};
 
 /// Where each pane goes; shared by `render` and by `update` (mouse hits, page sizes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -161,8 +162,11 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect) {
         .visible
         .iter()
         .map(|&e| match (app.entries[e], app.tool(e)) {
-            (Entry::Tool { .. }, Some((source, tool))) => {
+            (Entry::Tool { source: index, .. }, Some((source, tool))) => {
                 let mut spans = vec![Span::raw(clip(&tool.name, 60))];
+                if app.live.changed_tools.contains(&(index, tool.name.clone())) {
+                    spans.push(Span::styled(" Δ", theme.changed()));
+                }
                 if many_files {
                     spans.push(Span::styled(
                         format!("  {}", file_name(&source.path)),
@@ -268,6 +272,8 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
         );
         return;
     };
+    // The provider's counts before anything else: a narrow pane cuts the title's end.
+    title.extend(super::lint::count_spans(&view.pane(side).lint, theme));
     if side == Side::Projection {
         if let Some(p) = &view.projection {
             let n = p.trace.len();
@@ -330,13 +336,10 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
         let selected = state.selected().last().copied();
         let buf = frame.buffer_mut();
         for y in inner.y..inner.bottom() {
-            let Some(id) = state
-                .rendered_at(Position::new(inner.x, y))
-                .and_then(|p| p.last())
-            else {
+            let Some(id) = row_node(&state, inner, y) else {
                 continue;
             };
-            if Some(*id) != selected && pane.linked.contains(id) {
+            if Some(id) != selected && pane.linked.contains(&id) {
                 buf.set_style(Rect::new(inner.x, y, inner.width, 1), theme.linked());
             }
         }
@@ -344,17 +347,28 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
     if !pane.rejecting.is_empty() {
         let buf = frame.buffer_mut();
         for y in inner.y..inner.bottom() {
-            let Some(id) = state
-                .rendered_at(Position::new(inner.x, y))
-                .and_then(|p| p.last())
-            else {
+            let Some(id) = row_node(&state, inner, y) else {
                 continue;
             };
-            if pane.rejecting.contains(id) {
+            if pane.rejecting.contains(&id) {
                 let row = Rect::new(inner.x, y, inner.width, 1);
                 buf.set_style(row, theme.rejecting());
                 // A glyph at the row's end, so the mark survives NO_COLOR and selection.
                 buf.set_string(inner.right().saturating_sub(2), y, " ✗", theme.rejecting());
+            }
+        }
+    }
+    if !pane.changes.marks.is_empty() {
+        let buf = frame.buffer_mut();
+        for y in inner.y..inner.bottom() {
+            let Some(id) = row_node(&state, inner, y) else {
+                continue;
+            };
+            if let Some(change) = pane.changes.marks.get(&id) {
+                // Left of a rejection's ✗, which keeps the row's last cell.
+                let x = if pane.rejecting.contains(&id) { 4 } else { 2 };
+                let text = format!(" {}", change.glyph());
+                buf.set_string(inner.right().saturating_sub(x), y, text, theme.changed());
             }
         }
     }
@@ -365,6 +379,16 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
             .buffer_mut()
             .set_stringn(inner.x, y, note, inner.width as usize, theme.dim());
     }
+}
+
+/// The node drawn on row `y` of a tree. The widget answers for rows below its last item with
+/// that item (items may span rows); ours are one row each, so a repeat means an empty row.
+fn row_node(state: &TreeState<NodeId>, inner: Rect, y: u16) -> Option<NodeId> {
+    let here = state.rendered_at(Position::new(inner.x, y))?;
+    if y > inner.y && state.rendered_at(Position::new(inner.x, y - 1)) == Some(here) {
+        return None;
+    }
+    here.last().copied()
 }
 
 pub fn error_text(app: &App, heading: &str, message: &str) -> Vec<Line<'static>> {
@@ -412,9 +436,29 @@ pub fn legend_line(app: &App) -> Line<'static> {
     marks.sort_unstable();
     marks.dedup();
     let mut spans = Vec::new();
+    if let Some(view) = &app.view {
+        let mut present: Vec<Severity> = view
+            .panes
+            .iter()
+            .flat_map(|p| p.lint.findings.iter().map(|f| f.severity))
+            .collect();
+        present.sort_unstable();
+        present.dedup();
+        for severity in present {
+            spans.push(Span::styled(
+                severity_glyph(severity),
+                theme.severity(severity),
+            ));
+            spans.push(Span::raw(format!(" {}  ", severity.name())));
+        }
+    }
     for mark in marks {
         spans.push(Span::styled(mark.glyph(), theme.mark(mark)));
         spans.push(Span::raw(format!(" {}  ", mark.label())));
+    }
+    if app.change_count().is_some() {
+        spans.push(Span::styled("+Δ-", theme.changed()));
+        spans.push(Span::raw(" added/changed/removed in the last save  "));
     }
     spans.push(Span::styled("*", theme.required()));
     spans.push(Span::raw(" required  "));
@@ -454,13 +498,51 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         }
         spans.push(Span::raw(" │ "));
         spans.push(Span::styled(app.options.mode.to_string(), theme.heading()));
+        if let Some(profile) = app.profile {
+            spans.push(Span::raw(" │ lint "));
+            spans.push(Span::styled(profile.name(), theme.heading()));
+        }
         spans.push(Span::raw(" │ "));
+        spans.extend(watch_spans(app));
+        spans.push(Span::raw(" │ "));
+        if let Some(n) = app.change_count() {
+            spans.push(Span::styled(format!("↻ {n} changed"), theme.changed()));
+            spans.push(Span::raw(" │ "));
+        }
+        let stale = app
+            .current_entry()
+            .and_then(|e| app.source_of(e))
+            .filter(|s| s.manifest.is_ok())
+            .and_then(|s| {
+                let text = s.stale.as_ref()?.describe(&s.path);
+                // The bar is narrow: the file name says which file; the detail pane has it all.
+                Some(match text.strip_prefix(s.path.as_str()) {
+                    Some(rest) => format!("{}{rest}", file_name(&s.path)),
+                    None => text,
+                })
+            });
+        if let Some(stale) = stale {
+            // The newest save's error comes before any hint: it is why the screen is old.
+            spans.push(Span::styled(
+                format!("⚠ {}", clip(&stale, 100)),
+                theme.error(),
+            ));
+            spans.push(Span::raw(" (last good version shown) │ "));
+        }
         match &app.message {
             Some(m) => spans.push(Span::styled(clip(m, 80), theme.key())),
             None => {
+                let mut used: usize = spans.iter().map(Span::width).sum();
                 for (key, hint) in keys::hints(app.context()) {
+                    let text = format!(" {hint}  ");
+                    // Whole hints only: a cut one reads as a different key.
+                    let w = Span::raw(key.as_str()).width() + Span::raw(text.as_str()).width();
+                    if used + w > area.width as usize + 2 {
+                        break;
+                    }
+                    used += w;
                     spans.push(Span::styled(key, theme.key()));
-                    spans.push(Span::raw(format!(" {hint}  ")));
+                    spans.push(Span::raw(text));
                 }
             }
         }
@@ -469,6 +551,24 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         Paragraph::new(Line::from(spans)).style(theme.status()),
         area,
     );
+}
+
+/// Whether the files are followed, and how.
+fn watch_spans(app: &App) -> Vec<Span<'static>> {
+    use super::live::WatchMode;
+    let theme = app.theme;
+    if let Some(e) = &app.live.error {
+        return vec![Span::styled(
+            format!("watch error: {}", clip(e, 60)),
+            theme.error(),
+        )];
+    }
+    let text = match app.live.mode {
+        WatchMode::Off => "watch off".to_owned(),
+        WatchMode::Events => "watching".to_owned(),
+        WatchMode::Polling(every) => format!("polling {} ms", every.as_millis()),
+    };
+    vec![Span::styled(text, theme.dim())]
 }
 
 /// The help overlay: generated from the key table, then the legend and the row format.
@@ -507,6 +607,28 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
             Span::raw(format!(" {}", mark.label())),
         ]));
     }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "Provider lint (p picks the provider)",
+        theme.heading(),
+    )));
+    for severity in [Severity::Error, Severity::Warn, Severity::Info] {
+        let meaning = match severity {
+            Severity::Error => {
+                "error: the provider rejects it, or the model cannot tell what to send"
+            }
+            Severity::Warn => "warning: accepted, but something is lost, ignored or risky",
+            Severity::Info => "info: worth knowing; nothing breaks",
+        };
+        lines.push(Line::from(vec![
+            Span::raw("  "),
+            Span::styled(severity_glyph(severity), theme.severity(severity)),
+            Span::raw(format!(" {meaning}")),
+        ]));
+    }
+    lines.push(Line::from(
+        "  A row carries the worst finding on its node; the detail pane quotes the provider.",
+    ));
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled("Rows", theme.heading())));
     lines.push(Line::from(vec![

@@ -2,8 +2,19 @@
 //! style so that highlights survive `NO_COLOR`, monochrome terminals and screenshots in print.
 
 use ratatui::style::{Color, Modifier, Style};
+use schemalens::lint::Severity;
 use schemalens::projection::{Detail, JoinOutcome};
 use schemalens::validate::Class;
+
+/// A lint finding's mark: one cell wide, and distinct from every [`Mark`] glyph and from the
+/// payload panel's ✗, so a row can carry all three.
+pub fn severity_glyph(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "●",
+        Severity::Warn => "▲",
+        Severity::Info => "◦",
+    }
+}
 
 /// What a rule did to a node, as the trees highlight it. Declaration order is display priority:
 /// the first mark of a node also styles its name, so the kinds a user must look at come first.
@@ -72,6 +83,9 @@ impl Mark {
             // would not show where the projection differs.
             Detail::OneOfToAnyOf { .. } | Detail::DiscriminatorStripped { .. } => Mark::Rewritten,
             Detail::ObjectBuilt { .. } | Detail::NullKept { .. } => return None,
+            // Provider tailoring (`project --provider`); added by the tailoring work so the
+            // binary keeps compiling — the TUI may want a mark of its own.
+            Detail::Tailored(_) => Mark::Rewritten,
         })
     }
 
@@ -267,6 +281,25 @@ impl Theme {
             Style::new()
                 .fg(Color::LightRed)
                 .add_modifier(Modifier::BOLD),
+        )
+    }
+
+    /// A lint finding's glyph and severity word.
+    pub fn severity(self, severity: Severity) -> Style {
+        let s = Style::new();
+        self.paint(match severity {
+            Severity::Error => s.fg(Color::LightRed).add_modifier(Modifier::BOLD),
+            Severity::Warn => s.fg(Color::Yellow),
+            Severity::Info => s.fg(Color::Blue).add_modifier(Modifier::ITALIC),
+        })
+    }
+
+    /// What the last save added, changed or removed.
+    pub fn changed(self) -> Style {
+        self.paint(
+            Style::new()
+                .fg(Color::LightGreen)
+                .add_modifier(Modifier::BOLD | Modifier::ITALIC),
         )
     }
 

@@ -8,12 +8,13 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 use tui_tree_widget::TreeItem;
 
+use schemalens::lint::Severity;
 use schemalens::pointer;
 use schemalens::projection::{Detail, TraceEntry};
 use schemalens::schema::{Child, Location, Position, children};
 
 use super::text::{clip, escape, json_inline};
-use super::theme::{Mark, Theme};
+use super::theme::{Mark, Theme, severity_glyph};
 
 pub type NodeId = u32;
 
@@ -293,15 +294,26 @@ impl SchemaTree {
         all
     }
 
-    /// The widget's items; built once per tree, never per frame.
+    /// The widget's items without lint marks.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn items(&self, theme: Theme) -> Vec<TreeItem<'static, NodeId>> {
+        self.items_with(theme, |_| None)
+    }
+
+    /// The widget's items, each row led by the worst lint finding on its node; built once per
+    /// tree and lint profile, never per frame.
+    pub fn items_with(
+        &self,
+        theme: Theme,
+        lint: impl Fn(NodeId) -> Option<Severity>,
+    ) -> Vec<TreeItem<'static, NodeId>> {
         let mut built: Vec<Option<TreeItem<'static, NodeId>>> =
             (0..self.nodes.len()).map(|_| None).collect();
         // Children always have larger ids than their parent (pre-order), so building from the
         // back finds every child already built; no recursion needed.
         for id in (0..self.nodes.len()).rev() {
             let node = &self.nodes[id];
-            let line = row(node, theme);
+            let line = row(node, lint(id as NodeId), theme);
             let kids: Vec<_> = node
                 .children
                 .iter()
@@ -323,9 +335,16 @@ impl SchemaTree {
     }
 }
 
-/// One row: `marks name* type (children) constraints`.
-fn row(node: &Node, theme: Theme) -> Line<'static> {
+/// One row: `lint marks name* type (children) constraints`.
+fn row(node: &Node, lint: Option<Severity>, theme: Theme) -> Line<'static> {
     let mut spans = Vec::new();
+    if let Some(severity) = lint {
+        spans.push(Span::styled(
+            severity_glyph(severity),
+            theme.severity(severity),
+        ));
+        spans.push(Span::raw(" "));
+    }
     for &mark in &node.marks {
         spans.push(Span::styled(mark.glyph(), theme.mark(mark)));
     }

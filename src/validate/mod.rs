@@ -18,11 +18,14 @@ mod verdict;
 use serde_json::Value;
 
 pub use discover::{Expectation, PayloadFile};
+pub(crate) use nullable::openapi30_for_validation;
 pub use payload::PayloadError;
 pub use skeleton::{skeleton, skeleton_for_both};
 pub use verdict::{Class, Correlation, SchemaError, Side, SideVerdict, Unsoundness, Verdict};
 
+use crate::lint::Profile;
 use crate::manifest::{SchemaDialect, Tool};
+use crate::projection::tailor::{Adaptation, PayloadAdapter, Tailored};
 use crate::projection::{Options, Projection, ProjectionError};
 use crate::schema::Draft;
 use verdict::Compiled;
@@ -56,6 +59,9 @@ pub struct Checker {
     original_draft: Draft,
     projection: Compiled,
     projected: Projection,
+    /// Set when the projection side is tailored for a provider: payloads go through its
+    /// adapter before that side judges them.
+    tailored: Option<(Profile, PayloadAdapter)>,
 }
 
 impl std::fmt::Debug for Checker {
@@ -97,16 +103,64 @@ impl Checker {
             original_draft,
             projection: compiled,
             projected: projection,
+            tailored: None,
         })
+    }
+
+    /// Compiles the tool's original beside a projection tailored for a provider. The tailored
+    /// side is judged by a validator configured as the original's (same dialect, so the same
+    /// `format` behaviour), on the payload as its adapter rewrites it.
+    pub fn tailored(tool: &Tool, tailored: Tailored) -> Result<Checker, CheckError> {
+        let original_draft = match tool.dialect {
+            SchemaDialect::OpenApi30 => Draft::OpenApi30,
+            SchemaDialect::JsonSchema => Draft::detect(&tool.schema),
+        };
+        let original = compile(&tool.schema, original_draft, Side::Original)?;
+        let draft = validator_draft(&original.doc, original_draft);
+        let doc = tailored.validation_schema();
+        let compiled = Compiled::new(doc, tailored.projection.draft, draft).map_err(
+            |(message, pointer)| CheckError::Compile {
+                side: Side::Projection,
+                pointer,
+                message,
+            },
+        )?;
+        let adapter = tailored.payload_adapter(draft);
+        Ok(Checker {
+            original,
+            original_draft,
+            projection: compiled,
+            projected: tailored.projection,
+            tailored: Some((tailored.profile, adapter)),
+        })
+    }
+
+    /// The provider the projection side is tailored for.
+    pub fn provider(&self) -> Option<Profile> {
+        self.tailored.as_ref().map(|(p, _)| *p)
+    }
+
+    /// What the tailored side's adapter makes of `payload`; `None` when not tailored.
+    pub fn adapt(&self, payload: &Value) -> Option<Adaptation> {
+        self.tailored.as_ref().map(|(_, a)| a.adapt(payload))
+    }
+
+    /// The payload the projection side judges.
+    fn for_projection<'a>(&self, payload: &'a Value) -> std::borrow::Cow<'a, Value> {
+        match &self.tailored {
+            Some((_, a)) if !a.is_identity() => std::borrow::Cow::Owned(a.adapt(payload).payload),
+            _ => std::borrow::Cow::Borrowed(payload),
+        }
     }
 
     /// Judges one payload: both verdicts with placed errors, the class, and for a looser
     /// projection the correlations it lost.
     pub fn check(&self, payload: &Value) -> Verdict {
         let original = self.original.verdict(payload, None);
+        let adapted = self.for_projection(payload);
         let projection = self
             .projection
-            .verdict(payload, Some(&self.projected.links));
+            .verdict(&adapted, Some(&self.projected.links));
         let class = Class::of(original.valid, projection.valid);
         let lost = if class == Class::ProjectionLooser {
             correlate::lost_correlations(&original, payload, &self.projected)
@@ -142,7 +196,7 @@ impl Checker {
     pub fn classify(&self, payload: &Value) -> Class {
         Class::of(
             self.original.is_valid(payload),
-            self.projection.is_valid(payload),
+            self.projection.is_valid(&self.for_projection(payload)),
         )
     }
 

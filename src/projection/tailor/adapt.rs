@@ -1,0 +1,401 @@
+//! The payload side of the lossy steps: [`PayloadAdapter::adapt`] rewrites a payload the
+//! projection accepts into one the tailored schema accepts, [`PayloadAdapter::unadapt`] takes
+//! a payload the tailored schema accepts back to what the untailored schema would be sent.
+//!
+//! Adapters sit on object schemas (tailored pointers); a payload is walked together with the
+//! tailored schema to find the objects each adapter applies to. Under an `anyOf` the payload
+//! could belong to several alternatives, each wanting a different rewrite, so the walk takes the
+//! first alternative that the rewritten value then satisfies (for `unadapt`: the first one the
+//! value satisfies as it is), checked with a validator compiled for that alternative alone.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{Adapter, Tailored};
+use crate::pointer;
+
+/// Past this many `$ref` hops without going deeper into the payload, the walk stops: a
+/// reference cycle that consumes nothing.
+const MAX_REF_HOPS: usize = 64;
+
+/// Base URI under which the tailored document is registered for alternative checks.
+const BASE: &str = "urn:schemalens:tailored";
+
+/// What [`PayloadAdapter::adapt`] did to one payload (payload pointers).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Adaptation {
+    pub payload: Value,
+    /// Absent properties sent as `null`.
+    pub filled: Vec<String>,
+    /// Keys dropped from objects the tailored schema closes.
+    pub dropped: Vec<String>,
+    /// Properties that were present as `null` where absent is sent as `null` too: un-adapting
+    /// removes them, so for these the round trip does not give the payload back.
+    pub ambiguous: Vec<String>,
+}
+
+impl Adaptation {
+    pub fn changed(&self) -> bool {
+        !self.filled.is_empty() || !self.dropped.is_empty()
+    }
+
+    /// True when `unadapt` gives the payload back exactly.
+    pub fn reversible(&self) -> bool {
+        self.dropped.is_empty() && self.ambiguous.is_empty()
+    }
+}
+
+/// The adapters of one tailored schema, ready to apply.
+pub struct PayloadAdapter {
+    doc: Value,
+    draft: jsonschema::Draft,
+    at: BTreeMap<String, Vec<Adapter>>,
+    /// Schemas holding a local `$ref`: an adapter may be reached through them from anywhere.
+    refs: std::collections::BTreeSet<String>,
+    /// Compiled alternatives, by tailored pointer; `None` when one does not compile (then it is
+    /// taken as matching, and the validator that judges the whole payload has the last word).
+    branches: Mutex<HashMap<String, Option<jsonschema::Validator>>>,
+}
+
+impl std::fmt::Debug for PayloadAdapter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PayloadAdapter")
+            .field("adapters", &self.at)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Adapt,
+    Unadapt,
+}
+
+impl PayloadAdapter {
+    pub fn new(tailored: &Tailored, draft: jsonschema::Draft) -> PayloadAdapter {
+        let mut at: BTreeMap<String, Vec<Adapter>> = BTreeMap::new();
+        for a in &tailored.adapters {
+            at.entry(a.at().to_owned()).or_default().push(a.clone());
+        }
+        let doc = if at.is_empty() {
+            Value::Null
+        } else {
+            tailored.validation_schema()
+        };
+        let mut refs = std::collections::BTreeSet::new();
+        collect_refs(&doc, "", &mut refs);
+        PayloadAdapter {
+            doc,
+            draft,
+            at,
+            refs,
+            branches: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// True when there is nothing to adapt.
+    pub fn is_identity(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    pub fn adapt(&self, payload: &Value) -> Adaptation {
+        let mut out = Adaptation {
+            payload: payload.clone(),
+            ..Adaptation::default()
+        };
+        if !self.is_identity() {
+            let mut value = payload.clone();
+            self.walk("", &mut value, "", Direction::Adapt, &mut out, 0);
+            out.payload = value;
+        }
+        out
+    }
+
+    pub fn unadapt(&self, payload: &Value) -> Value {
+        let mut value = payload.clone();
+        if !self.is_identity() {
+            let mut ignored = Adaptation::default();
+            self.walk("", &mut value, "", Direction::Unadapt, &mut ignored, 0);
+        }
+        value
+    }
+
+    /// Some adapter sits at `schema` or below it, or may be reached through a `$ref` there.
+    fn below(&self, schema: &str) -> bool {
+        let within = |k: &String| pointer::is_within(k, schema);
+        self.at
+            .range(schema.to_owned()..)
+            .take_while(|(k, _)| k.starts_with(schema))
+            .any(|(k, _)| within(k))
+            || self
+                .refs
+                .range(schema.to_owned()..)
+                .take_while(|k| k.starts_with(schema))
+                .any(within)
+    }
+
+    fn walk(
+        &self,
+        schema_at: &str,
+        value: &mut Value,
+        instance: &str,
+        dir: Direction,
+        report: &mut Adaptation,
+        hops: usize,
+    ) {
+        if !self.below(schema_at) {
+            return;
+        }
+        let Some(Value::Object(schema)) = self.doc.pointer(schema_at) else {
+            return;
+        };
+        if let Some(Value::String(r)) = schema.get("$ref")
+            && let Some(target) = local_pointer(r)
+            && hops < MAX_REF_HOPS
+        {
+            self.walk(&target, value, instance, dir, report, hops + 1);
+        }
+        if let (Some(adapters), Value::Object(obj)) = (self.at.get(schema_at), &mut *value) {
+            for a in adapters {
+                apply(a, obj, instance, dir, report);
+            }
+        }
+        match value {
+            Value::Object(obj) => self.object(schema_at, schema, obj, instance, dir, report),
+            Value::Array(items) => self.array(schema_at, schema, items, instance, dir, report),
+            _ => {}
+        }
+        if let Some(Value::Array(parts)) = schema.get("allOf") {
+            for i in 0..parts.len() {
+                let part = pointer::push_index(&pointer::push(schema_at, "allOf"), i);
+                self.walk(&part, value, instance, dir, report, 0);
+            }
+        }
+        for union in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(alts)) = schema.get(union) {
+                let base = pointer::push(schema_at, union);
+                self.union(&base, alts.len(), value, instance, dir, report);
+            }
+        }
+    }
+
+    fn object(
+        &self,
+        schema_at: &str,
+        schema: &Map<String, Value>,
+        obj: &mut Map<String, Value>,
+        instance: &str,
+        dir: Direction,
+        report: &mut Adaptation,
+    ) {
+        let props = schema.get("properties").and_then(Value::as_object);
+        let extra = schema
+            .get("additionalProperties")
+            .filter(|v| v.is_object())
+            .map(|_| pointer::push(schema_at, "additionalProperties"));
+        for (key, v) in obj.iter_mut() {
+            let here = pointer::push(instance, key);
+            if props.is_some_and(|p| p.contains_key(key)) {
+                let at = pointer::push(&pointer::push(schema_at, "properties"), key);
+                self.walk(&at, v, &here, dir, report, 0);
+            } else if let Some(at) = &extra {
+                self.walk(at, v, &here, dir, report, 0);
+            }
+        }
+    }
+
+    fn array(
+        &self,
+        schema_at: &str,
+        schema: &Map<String, Value>,
+        items: &mut [Value],
+        instance: &str,
+        dir: Direction,
+        report: &mut Adaptation,
+    ) {
+        let prefix = match schema.get("prefixItems") {
+            Some(Value::Array(p)) => p.len(),
+            _ => 0,
+        };
+        let tuple = schema.get("items").is_some_and(Value::is_array);
+        for (i, v) in items.iter_mut().enumerate() {
+            let here = pointer::push_index(instance, i);
+            let at = if i < prefix {
+                pointer::push_index(&pointer::push(schema_at, "prefixItems"), i)
+            } else if tuple {
+                pointer::push_index(&pointer::push(schema_at, "items"), i)
+            } else if schema.get("items").is_some_and(Value::is_object) {
+                pointer::push(schema_at, "items")
+            } else {
+                continue;
+            };
+            self.walk(&at, v, &here, dir, report, 0);
+        }
+    }
+
+    fn union(
+        &self,
+        base: &str,
+        count: usize,
+        value: &mut Value,
+        instance: &str,
+        dir: Direction,
+        report: &mut Adaptation,
+    ) {
+        let alts: Vec<String> = (0..count).map(|i| pointer::push_index(base, i)).collect();
+        if !alts.iter().any(|a| self.below(a)) {
+            return;
+        }
+        for alt in &alts {
+            match dir {
+                Direction::Adapt => {
+                    let mut candidate = value.clone();
+                    let mut sub = Adaptation::default();
+                    self.walk(alt, &mut candidate, instance, dir, &mut sub, 0);
+                    if self.satisfies(alt, &candidate) {
+                        *value = candidate;
+                        report.filled.extend(sub.filled);
+                        report.dropped.extend(sub.dropped);
+                        report.ambiguous.extend(sub.ambiguous);
+                        return;
+                    }
+                }
+                Direction::Unadapt => {
+                    if self.satisfies(alt, value) {
+                        self.walk(alt, value, instance, dir, report, 0);
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    fn satisfies(&self, at: &str, value: &Value) -> bool {
+        let mut cache = self
+            .branches
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let validator = cache
+            .entry(at.to_owned())
+            .or_insert_with(|| self.compile(at));
+        validator.as_ref().is_none_or(|v| v.is_valid(value))
+    }
+
+    fn compile(&self, at: &str) -> Option<jsonschema::Validator> {
+        let registry = jsonschema::Registry::new()
+            .add(BASE, self.doc.clone())
+            .ok()?
+            .prepare()
+            .ok()?;
+        let wrapper = serde_json::json!({"$ref": format!("{BASE}#{}", fragment(at))});
+        jsonschema::options()
+            .with_draft(self.draft)
+            .with_registry(&registry)
+            .offline()
+            .build(&wrapper)
+            .ok()
+    }
+}
+
+fn apply(
+    adapter: &Adapter,
+    obj: &mut Map<String, Value>,
+    instance: &str,
+    dir: Direction,
+    report: &mut Adaptation,
+) {
+    match (adapter, dir) {
+        (Adapter::DropUnknownKeys { known, .. }, Direction::Adapt) => {
+            let unknown: Vec<String> = obj.keys().filter(|k| !known.contains(k)).cloned().collect();
+            for k in unknown {
+                obj.shift_remove(&k);
+                report.dropped.push(pointer::push(instance, &k));
+            }
+        }
+        (Adapter::NullForAbsent { properties, .. }, Direction::Adapt) => {
+            for p in properties {
+                match obj.get(p) {
+                    None => {
+                        obj.insert(p.clone(), Value::Null);
+                        report.filled.push(pointer::push(instance, p));
+                    }
+                    Some(Value::Null) => report.ambiguous.push(pointer::push(instance, p)),
+                    Some(_) => {}
+                }
+            }
+        }
+        (Adapter::NullForAbsent { properties, .. }, Direction::Unadapt) => {
+            for p in properties {
+                if obj.get(p) == Some(&Value::Null) {
+                    obj.shift_remove(p);
+                }
+            }
+        }
+        // Dropped keys are gone; nothing to put back.
+        (Adapter::DropUnknownKeys { .. }, Direction::Unadapt) => {}
+    }
+}
+
+/// Pointers of every object holding a local `$ref`, anywhere in `value` (a few false hits in
+/// data such as `enum` values only cost a wasted look).
+fn collect_refs(value: &Value, at: &str, out: &mut std::collections::BTreeSet<String>) {
+    match value {
+        Value::Object(m) => {
+            if m.get("$ref")
+                .and_then(Value::as_str)
+                .is_some_and(|r| r.starts_with('#'))
+            {
+                out.insert(at.to_owned());
+            }
+            for (k, v) in m {
+                collect_refs(v, &pointer::push(at, k), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                collect_refs(v, &pointer::push_index(at, i), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `#/a/b` → `/a/b`; `None` for references into other documents.
+fn local_pointer(reference: &str) -> Option<String> {
+    let fragment = reference.strip_prefix('#')?;
+    let decoded = percent_decode(fragment)?;
+    (decoded.is_empty() || decoded.starts_with('/')).then_some(decoded)
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A JSON pointer written as a URI fragment (RFC 6901 §6).
+fn fragment(pointer: &str) -> String {
+    let mut out = String::new();
+    for b in pointer.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

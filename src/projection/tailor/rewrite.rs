@@ -1,0 +1,1378 @@
+//! The tailoring walk: one pass over the projection that builds the tailored schema node by
+//! node, knowing for each node where it came from (the projection pointer) and where it goes
+//! (the tailored pointer), so that links, adapters and trace entries point at the right place
+//! even where a step wraps a node or moves it into an `anyOf`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Unresolved,
+    allowed_values, keyword_set, steps,
+};
+use crate::lint::Profile;
+use crate::pointer;
+use crate::projection::{Detail, Links, Projection, Rule, TraceEntry};
+use crate::schema::Draft;
+
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "example",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// Keywords that constrain one kind of value only (ignored for the others), by kind.
+const STRING_KEYWORDS: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+const NUMBER_KEYWORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+];
+const ARRAY_KEYWORDS: &[&str] = &[
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
+];
+const OBJECT_KEYWORDS: &[&str] = &[
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "propertyOrdering",
+];
+
+/// Keywords that evaluate properties or items, which `unevaluated*` beside them depend on.
+const EVALUATING: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "contains",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptions) -> Tailored {
+    let table = steps(profile);
+    let mut t = Walk {
+        profile,
+        table,
+        options,
+        draft: projection.draft,
+        old_links: &projection.links,
+        links: Links::default(),
+        renames: BTreeMap::new(),
+        trace: Vec::new(),
+        adapters: Vec::new(),
+        unresolved: Vec::new(),
+        conjoined: std::collections::HashSet::new(),
+        shared_targets: std::collections::HashSet::new(),
+        shared: false,
+    };
+    shared_ref_targets(&projection.schema, &mut t.shared_targets);
+    let schema = t.node(&projection.schema, "", "");
+    if table.contains(&Step::RootObject) {
+        t.root_checks(&schema);
+    }
+    let Walk {
+        links,
+        renames,
+        trace,
+        adapters,
+        unresolved,
+        ..
+    } = t;
+    let mut links = links;
+    links.seal();
+    let mut moved: Vec<TraceEntry> = projection
+        .trace
+        .into_iter()
+        .map(|mut e| {
+            e.at = renamed(&renames, &schema, &e.at);
+            e
+        })
+        .collect();
+    moved.extend(trace);
+    let draft = if profile == Profile::Gemini {
+        // `nullable` means something only in OpenAPI 3.0, which is what Gemini reads.
+        Draft::OpenApi30
+    } else {
+        projection.draft
+    };
+    Tailored {
+        projection: Projection {
+            schema,
+            mode: projection.mode,
+            draft,
+            trace: moved,
+            links,
+        },
+        profile,
+        adapters,
+        unresolved,
+    }
+}
+
+/// Where a projection pointer's node sits now: its own new place, else its nearest ancestor's
+/// (with the rest of the path when that still exists).
+fn renamed(renames: &BTreeMap<String, String>, schema: &Value, at: &str) -> String {
+    if let Some(p) = renames.get(at) {
+        return p.clone();
+    }
+    let mut here = at;
+    while let Some(parent) = pointer::parent(here) {
+        if let Some(p) = renames.get(parent) {
+            let candidate = format!("{p}{}", &at[parent.len()..]);
+            return if schema.pointer(&candidate).is_some() {
+                candidate
+            } else {
+                p.clone()
+            };
+        }
+        here = parent;
+    }
+    at.to_owned()
+}
+
+struct Walk<'a> {
+    profile: Profile,
+    table: &'static [Step],
+    options: TailorOptions,
+    draft: Draft,
+    old_links: &'a Links,
+    links: Links,
+    renames: BTreeMap<String, String>,
+    trace: Vec<TraceEntry>,
+    adapters: Vec<Adapter>,
+    unresolved: Vec<Unresolved>,
+    /// Tailored pointers of schemas that apply together with their parent's keywords to the
+    /// same object (an `allOf` part, …): closing one would reject the keys the other allows.
+    conjoined: std::collections::HashSet<String>,
+    /// Projection pointers of `$ref` targets that are used beside other keywords: they apply
+    /// together with those to one value, like `allOf` parts.
+    shared_targets: std::collections::HashSet<String>,
+    /// The node being tailored applies together with other schemas to its value (it is, or is
+    /// inside, a conjoined part): its objects are neither closed nor made all-required, since
+    /// each schema would add or drop keys the others do not know.
+    shared: bool,
+}
+
+/// In-place applicators: beside them, an object's own `properties` are not all the keys it
+/// allows.
+const IN_PLACE: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "$ref",
+    "$dynamicRef",
+];
+
+/// Object keywords that make a parent constrain the same object as its union alternatives.
+const OBJECT_SHAPE: &[&str] = &[
+    "properties",
+    "required",
+    "patternProperties",
+    "additionalProperties",
+];
+
+fn kind_keywords(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "string" => STRING_KEYWORDS,
+        "number" | "integer" => NUMBER_KEYWORDS,
+        "array" => ARRAY_KEYWORDS,
+        "object" => OBJECT_KEYWORDS,
+        _ => &[],
+    }
+}
+
+fn is_kind_specific(key: &str) -> bool {
+    [
+        STRING_KEYWORDS,
+        NUMBER_KEYWORDS,
+        ARRAY_KEYWORDS,
+        OBJECT_KEYWORDS,
+    ]
+    .iter()
+    .any(|list| list.contains(&key))
+}
+
+fn type_names(m: &Map<String, Value>) -> Vec<&str> {
+    match m.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The lint's notion of an object schema: `type` says object, or no `type` and `properties`.
+fn is_object(m: &Map<String, Value>) -> bool {
+    type_names(m).contains(&"object") || (!m.contains_key("type") && m.contains_key("properties"))
+}
+
+fn is_null_schema(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.get("type") == Some(&json!("null"))
+            && m.keys()
+                .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
+    })
+}
+
+impl Walk<'_> {
+    fn has(&self, step: Step) -> bool {
+        self.table.contains(&step)
+    }
+
+    fn originals(&self, at: &str) -> Vec<String> {
+        let mut here = at;
+        loop {
+            let found = self.old_links.originals(here);
+            if !found.is_empty() {
+                return found.to_vec();
+            }
+            match pointer::parent(here) {
+                Some(p) => here = p,
+                None => return Vec::new(),
+            }
+        }
+    }
+
+    fn record(&mut self, rule: Rule, out: &str, from: &str, detail: Tailoring) {
+        self.trace.push(TraceEntry {
+            rule,
+            at: out.to_owned(),
+            from: self.originals(from),
+            detail: Detail::Tailored(detail),
+        });
+    }
+
+    fn unresolved(&mut self, pointer: &str, rule: &'static str, why: String) {
+        self.unresolved.push(Unresolved {
+            pointer: pointer.to_owned(),
+            rule,
+            why,
+        });
+    }
+
+    /// Tailors the node found at `from` in the projection, to be placed at `out`.
+    fn node(&mut self, schema: &Value, from: &str, out: &str) -> Value {
+        self.renames.insert(from.to_owned(), out.to_owned());
+        self.links.insert(out.to_owned(), self.originals(from));
+        let Some(m) = schema.as_object() else {
+            return schema.clone();
+        };
+        let input = m;
+        let m = m.clone();
+        let was_shared = self.shared;
+        let done = self.node_steps(input, m, from, out);
+        self.shared = was_shared;
+        done
+    }
+
+    fn node_steps(
+        &mut self,
+        input: &Map<String, Value>,
+        mut m: Map<String, Value>,
+        from: &str,
+        out: &str,
+    ) -> Value {
+        for step in self.table {
+            match *step {
+                Step::NullableToType => self.nullable_to_type(&mut m, from, out),
+                Step::ConstToEnum => self.const_to_enum(&mut m, from, out),
+                Step::DropKeywords { rules } => self.drop_keywords(&mut m, rules, from, out),
+                Step::DropFormats { rule } => self.drop_formats(&mut m, rule, from, out),
+                Step::RefSiblings { keep, wrap } => {
+                    self.ref_siblings(&mut m, keep, wrap, from, out)
+                }
+                Step::RequiredDeclared { add } => self.required_declared(&mut m, add, from, out),
+                Step::TypeArrayToNullable => {
+                    if let Some(split) = self.type_array(&mut m, from, out) {
+                        return split;
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Decided after the drops: an `allOf` the provider does not take no longer constrains
+        // the object, so it no longer stops closing it.
+        self.shared = self.shared
+            || self.conjoined.contains(out)
+            || self.shared_targets.contains(from)
+            || (IN_PLACE.iter().any(|k| m.contains_key(*k))
+                && OBJECT_SHAPE.iter().any(|k| m.contains_key(*k)));
+        let plans = self.null_plans(&m, out);
+        self.children(&mut m, from, out, &plans);
+        self.guards(input, &mut m, from, out);
+        self.object_steps(&mut m, from, out, &plans);
+        for step in self.table {
+            match *step {
+                Step::ArrayItems { typed } => self.array_items(&m, typed, out),
+                Step::StringEnums => self.string_enums(&m, out),
+                _ => {}
+            }
+        }
+        Value::Object(m)
+    }
+
+    fn children(
+        &mut self,
+        m: &mut Map<String, Value>,
+        from: &str,
+        out: &str,
+        plans: &BTreeMap<String, NullForm>,
+    ) {
+        let keys: Vec<String> = m.keys().cloned().collect();
+        let shaped = OBJECT_SHAPE.iter().any(|k| m.contains_key(*k));
+        for key in keys {
+            let conjoined = match key.as_str() {
+                "allOf" | "then" | "else" | "dependentSchemas" => true,
+                "anyOf" | "oneOf" => shaped,
+                _ => false,
+            };
+            let from_k = pointer::push(from, &key);
+            let out_k = pointer::push(out, &key);
+            let value = m.get_mut(&key).expect("key listed above");
+            match key.as_str() {
+                "properties" | "patternProperties" | "$defs" | "definitions"
+                | "dependentSchemas" | "dependencies" => {
+                    let Value::Object(members) = value else {
+                        continue;
+                    };
+                    let names: Vec<String> = members.keys().cloned().collect();
+                    for name in names {
+                        let child = &members[&name];
+                        if key == "dependencies" && !child.is_object() {
+                            continue;
+                        }
+                        let child_from = pointer::push(&from_k, &name);
+                        let child_out = pointer::push(&out_k, &name);
+                        if conjoined {
+                            self.conjoined.insert(child_out.clone());
+                        }
+                        let plan = (key == "properties")
+                            .then(|| plans.get(&name).copied())
+                            .flatten();
+                        let done = match plan {
+                            Some(NullForm::Wrapped) => {
+                                let inner = self.node(
+                                    child,
+                                    &child_from,
+                                    &pointer::push_index(&pointer::push(&child_out, "anyOf"), 0),
+                                );
+                                self.links.insert(
+                                    pointer::push_index(&pointer::push(&child_out, "anyOf"), 1),
+                                    self.originals(&child_from),
+                                );
+                                self.links
+                                    .insert(child_out.clone(), self.originals(&child_from));
+                                json!({"anyOf": [inner, {"type": "null"}]})
+                            }
+                            _ => self.node(child, &child_from, &child_out),
+                        };
+                        members.insert(name, done);
+                    }
+                }
+                "additionalProperties"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "additionalItems"
+                | "contains"
+                | "unevaluatedItems"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contentSchema"
+                | "items" => {
+                    if let Value::Array(list) = value {
+                        for (i, child) in list.iter_mut().enumerate() {
+                            *child = self.node(
+                                child,
+                                &pointer::push_index(&from_k, i),
+                                &pointer::push_index(&out_k, i),
+                            );
+                        }
+                    } else {
+                        if conjoined {
+                            self.conjoined.insert(out_k.clone());
+                        }
+                        *value = self.node(value, &from_k, &out_k);
+                    }
+                }
+                "prefixItems" | "allOf" | "anyOf" | "oneOf" => {
+                    if let Value::Array(list) = value {
+                        for (i, child) in list.iter_mut().enumerate() {
+                            let child_out = pointer::push_index(&out_k, i);
+                            if conjoined {
+                                self.conjoined.insert(child_out.clone());
+                            }
+                            *child = self.node(child, &pointer::push_index(&from_k, i), &child_out);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Node steps
+
+    fn nullable_to_type(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
+        if !self.draft.has_nullable() || m.get("nullable") != Some(&Value::Bool(true)) {
+            return;
+        }
+        let Some(ty) = m.get("type").cloned() else {
+            // Without `type`, OpenAPI 3.0.3's `nullable` adds nothing: dropping it is exact.
+            m.shift_remove("nullable");
+            return;
+        };
+        let mut names: Vec<Value> = match &ty {
+            Value::String(_) => vec![ty.clone()],
+            Value::Array(list) => list.clone(),
+            _ => return,
+        };
+        if !names.contains(&json!("null")) {
+            names.push(json!("null"));
+        }
+        m.insert("type".into(), Value::Array(names));
+        m.shift_remove("nullable");
+        self.record(
+            Rule::TailorTypeNullable,
+            out,
+            from,
+            Tailoring::TypeNullable {
+                profile: self.profile,
+                was: ty,
+                to_nullable: false,
+            },
+        );
+    }
+
+    fn const_to_enum(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
+        // The root of an Ollama tool has no `enum` field; a constant root is not a tool anyway.
+        if out.is_empty() && self.profile == Profile::Ollama {
+            return;
+        }
+        let Some(value) = m.get("const").cloned() else {
+            return;
+        };
+        let values = match m.get("enum") {
+            None => vec![value.clone()],
+            Some(Value::Array(list)) if list.contains(&value) => vec![value.clone()],
+            Some(_) => {
+                self.unresolved(
+                    &pointer::push(out, "const"),
+                    "const",
+                    "`const` beside an `enum` that does not list it accepts nothing; left as it is"
+                        .into(),
+                );
+                return;
+            }
+        };
+        // In place of `const`, so that the key order stays the original's.
+        let rebuilt: Map<String, Value> = std::mem::take(m)
+            .into_iter()
+            .filter(|(k, _)| k != "enum")
+            .map(|(k, v)| {
+                if k == "const" {
+                    ("enum".to_owned(), Value::Array(values.clone()))
+                } else {
+                    (k, v)
+                }
+            })
+            .collect();
+        *m = rebuilt;
+        self.record(
+            Rule::TailorConstEnum,
+            out,
+            from,
+            Tailoring::ConstEnum {
+                profile: self.profile,
+                value,
+            },
+        );
+    }
+
+    /// Gemini's `type` holds one name. `Some` when the node was split into an `anyOf` (already
+    /// tailored, children included).
+    fn type_array(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) -> Option<Value> {
+        let Some(Value::Array(list)) = m.get("type").cloned() else {
+            return None;
+        };
+        let names: Vec<String> = list
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        if names.len() != list.len() || names.is_empty() {
+            self.unresolved(
+                &pointer::push(out, "type"),
+                "type-array",
+                format!("`type` is {}, not a list of type names", Value::Array(list)),
+            );
+            return None;
+        }
+        let non_null: Vec<&String> = names.iter().filter(|n| *n != "null").collect();
+        let nullable = non_null.len() < names.len();
+        match non_null.as_slice() {
+            [] => {
+                m.insert("type".into(), json!("null"));
+                None
+            }
+            [one] => {
+                m.insert("type".into(), json!(one));
+                if nullable {
+                    insert_after(m, "type", "nullable", Value::Bool(true));
+                }
+                self.record(
+                    Rule::TailorTypeNullable,
+                    out,
+                    from,
+                    Tailoring::TypeNullable {
+                        profile: self.profile,
+                        was: Value::Array(list),
+                        to_nullable: nullable,
+                    },
+                );
+                None
+            }
+            _ => {
+                if m.contains_key("anyOf") {
+                    self.unresolved(
+                        &pointer::push(out, "type"),
+                        "type-array",
+                        "`type` list beside an `anyOf`: splitting it would need `allOf`, which the provider lacks".into(),
+                    );
+                    return None;
+                }
+                // type [A, B] is anyOf [{type: A}, {type: B}]; each kind's own keywords go to
+                // its alternative, where they mean the same (they ignore the other kinds).
+                let mut top = Map::new();
+                let mut branches: Vec<Map<String, Value>> = names
+                    .iter()
+                    .map(|n| {
+                        let mut b = Map::new();
+                        b.insert("type".into(), json!(n));
+                        b
+                    })
+                    .collect();
+                for (k, v) in m.iter() {
+                    if k == "type" {
+                        continue;
+                    }
+                    if is_kind_specific(k) {
+                        for (b, n) in branches.iter_mut().zip(&names) {
+                            if kind_keywords(n).contains(&k.as_str()) {
+                                b.insert(k.clone(), v.clone());
+                            }
+                        }
+                    } else {
+                        top.insert(k.clone(), v.clone());
+                    }
+                }
+                self.record(
+                    Rule::TailorTypeSplit,
+                    out,
+                    from,
+                    Tailoring::TypeSplit {
+                        profile: self.profile,
+                        types: names.clone(),
+                    },
+                );
+                self.renames.insert(from.to_owned(), out.to_owned());
+                let any_of = pointer::push(out, "anyOf");
+                let mut done = Vec::new();
+                for (i, b) in branches.into_iter().enumerate() {
+                    // Each alternative stands for the same projection node; its children keep
+                    // their projection pointers, so they are found and linked as usual.
+                    done.push(self.node(&Value::Object(b), from, &pointer::push_index(&any_of, i)));
+                }
+                self.renames.insert(from.to_owned(), out.to_owned());
+                let mut top_value = Value::Object(top);
+                if let Value::Object(t) = &mut top_value {
+                    // Annotations and type-independent keywords stay on the node itself.
+                    let tailored = self.node(&Value::Object(std::mem::take(t)), from, out);
+                    if let Value::Object(tm) = tailored {
+                        *t = tm;
+                    }
+                    t.insert("anyOf".into(), Value::Array(done));
+                }
+                Some(top_value)
+            }
+        }
+    }
+
+    fn drop_keywords(&mut self, m: &mut Map<String, Value>, rules: &[&str], from: &str, out: &str) {
+        let sets: Vec<KeywordSet> = rules
+            .iter()
+            .filter_map(|r| keyword_set(self.profile, r))
+            .collect();
+        let unwanted = |k: &str| {
+            sets.iter().any(|s| match s {
+                KeywordSet::Named(names) => names.contains(&k),
+                KeywordSet::Outside(allowed) => !allowed.contains(&k),
+            })
+        };
+        let keywords: Vec<String> = m.keys().filter(|k| unwanted(k)).cloned().collect();
+        if keywords.is_empty() {
+            return;
+        }
+        for k in &keywords {
+            m.shift_remove(k);
+        }
+        let dependent = drop_dependents(m, &keywords);
+        self.record(
+            Rule::TailorDropKeyword,
+            out,
+            from,
+            Tailoring::KeywordsDropped {
+                profile: self.profile,
+                keywords,
+                dependent,
+            },
+        );
+    }
+
+    fn drop_formats(&mut self, m: &mut Map<String, Value>, rule: &str, from: &str, out: &str) {
+        let Some(allowed) = allowed_values(self.profile, rule) else {
+            return;
+        };
+        let Some(Value::String(f)) = m.get("format") else {
+            return;
+        };
+        if allowed.contains(&f.as_str()) {
+            return;
+        }
+        let f = f.clone();
+        m.shift_remove("format");
+        self.record(
+            Rule::TailorDropKeyword,
+            out,
+            from,
+            Tailoring::KeywordsDropped {
+                profile: self.profile,
+                keywords: vec![format!("format: {f}")],
+                dependent: Vec::new(),
+            },
+        );
+    }
+
+    fn ref_siblings(
+        &mut self,
+        m: &mut Map<String, Value>,
+        keep: &[&str],
+        wrap: bool,
+        from: &str,
+        out: &str,
+    ) {
+        let Some(reference) = m.get("$ref").cloned() else {
+            return;
+        };
+        let siblings: Vec<String> = m
+            .keys()
+            .filter(|k| *k != "$ref" && !keep.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        if siblings.is_empty() {
+            return;
+        }
+        let mut dropped = Vec::new();
+        if !wrap || self.draft.ref_overrides_siblings() || self.draft.has_nullable() {
+            // Before 2019-09 a validator ignores `$ref`'s siblings, so dropping the ones that
+            // are not annotations changes nothing; wrapping them would start applying them.
+            for k in &siblings {
+                if !wrap || !ANNOTATIONS.contains(&k.as_str()) {
+                    m.shift_remove(k);
+                    dropped.push(k.clone());
+                }
+            }
+        }
+        let mut kept = Vec::new();
+        if wrap {
+            let rest: Vec<String> = m
+                .keys()
+                .filter(|k| *k != "$ref" && !keep.contains(&k.as_str()))
+                .cloned()
+                .collect();
+            if !rest.is_empty() {
+                if m.contains_key("anyOf") {
+                    self.unresolved(
+                        out,
+                        "ref-siblings",
+                        "`$ref` beside an `anyOf`: moving it into the `anyOf` would change what it accepts".into(),
+                    );
+                } else {
+                    m.shift_remove("$ref");
+                    m.insert("anyOf".into(), json!([{"$ref": reference.clone()}]));
+                    self.links.insert(
+                        pointer::push_index(&pointer::push(out, "anyOf"), 0),
+                        self.originals(from),
+                    );
+                    kept = rest;
+                }
+            }
+        }
+        if kept.is_empty() && dropped.is_empty() {
+            return;
+        }
+        self.record(
+            Rule::TailorRefSiblings,
+            out,
+            from,
+            Tailoring::RefSiblings {
+                profile: self.profile,
+                reference: reference.as_str().unwrap_or_default().to_owned(),
+                kept,
+                dropped,
+            },
+        );
+    }
+
+    fn required_declared(&mut self, m: &mut Map<String, Value>, add: bool, from: &str, out: &str) {
+        let Some(Value::Array(required)) = m.get("required") else {
+            return;
+        };
+        let props = m.get("properties").and_then(Value::as_object);
+        let missing: Vec<String> = required
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|n| !props.is_some_and(|p| p.contains_key(*n)))
+            .map(str::to_owned)
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        if add {
+            // `required` already makes them present; `{}` says nothing more about them, and
+            // once the object is closed it is what keeps them allowed.
+            let props = m
+                .entry("properties")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(p) = props {
+                for n in &missing {
+                    p.insert(n.clone(), json!({}));
+                }
+            }
+        } else if let Some(Value::Array(required)) = m.get_mut("required") {
+            required.retain(|v| !v.as_str().is_some_and(|n| missing.iter().any(|x| x == n)));
+            if required.is_empty() {
+                m.shift_remove("required");
+            }
+        }
+        self.record(
+            Rule::TailorRequiredDeclared,
+            out,
+            from,
+            Tailoring::RequiredDeclared {
+                profile: self.profile,
+                names: missing,
+                added: add,
+            },
+        );
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Soundness guards: rewrites below a keyword that reads its subschema negatively, or counts
+    // what it evaluated, would make it reject more.
+
+    fn guards(
+        &mut self,
+        input: &Map<String, Value>,
+        m: &mut Map<String, Value>,
+        from: &str,
+        out: &str,
+    ) {
+        // A changed subschema is treated as loosened; a `$ref` may lead to one.
+        let loosens = self.table.iter().any(|s| {
+            matches!(
+                s,
+                Step::DropKeywords { .. }
+                    | Step::DropFormats { .. }
+                    | Step::RefSiblings { .. }
+                    | Step::RequiredDeclared { .. }
+                    | Step::CloseObjects
+                    | Step::RequireAll
+            )
+        });
+        let changed = |k: &str, m: &Map<String, Value>| {
+            m.get(k) != input.get(k) || (loosens && m.get(k).is_some_and(has_ref))
+        };
+        let mut dropped = Vec::new();
+        if m.contains_key("not") && changed("not", m) {
+            m.shift_remove("not");
+            self.purge(&pointer::push(out, "not"));
+            dropped.push("not".to_owned());
+        }
+        if m.contains_key("if") && changed("if", m) {
+            for k in ["if", "then", "else"] {
+                if m.shift_remove(k).is_some() {
+                    self.purge(&pointer::push(out, k));
+                    dropped.push(k.to_owned());
+                }
+            }
+        }
+        if m.contains_key("maxContains") && changed("contains", m) {
+            m.shift_remove("maxContains");
+            dropped.push("maxContains".to_owned());
+        }
+        let evaluation_changed = (loosens
+            && (m.contains_key("$ref") || m.contains_key("$dynamicRef")))
+            || IN_PLACE
+                .iter()
+                .any(|k| input.contains_key(*k) && changed(k, m));
+        if evaluation_changed {
+            for k in ["unevaluatedProperties", "unevaluatedItems"] {
+                if m.shift_remove(k).is_some() {
+                    dropped.push(k.to_owned());
+                }
+            }
+        }
+        if dropped.is_empty() {
+            return;
+        }
+        self.record(
+            Rule::TailorDropKeyword,
+            out,
+            from,
+            Tailoring::KeywordsDropped {
+                profile: self.profile,
+                keywords: Vec::new(),
+                dependent: dropped,
+            },
+        );
+    }
+
+    /// Forgets what was done inside a subschema that was then dropped.
+    fn purge(&mut self, prefix: &str) {
+        self.adapters
+            .retain(|a| !pointer::is_within(a.at(), prefix));
+        self.trace.retain(|e| !pointer::is_within(&e.at, prefix));
+        self.unresolved
+            .retain(|u| !pointer::is_within(&u.pointer, prefix));
+        self.renames.retain(|_, to| !pointer::is_within(to, prefix));
+        self.links.remove_within(prefix);
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Object steps (lossy)
+
+    /// For `RequireAll`: how each optional property will be made nullable. Decided before the
+    /// properties are tailored, because wrapping moves the property's schema (and everything
+    /// under it) one level down.
+    fn null_plans(&mut self, m: &Map<String, Value>, out: &str) -> BTreeMap<String, NullForm> {
+        let mut plans = BTreeMap::new();
+        if !self.has(Step::RequireAll) || !self.options.lossy {
+            return plans;
+        }
+        let Some(Value::Object(props)) = m.get("properties") else {
+            return plans;
+        };
+        let required = required_names(m);
+        if self.shared && props.keys().any(|k| !required.contains(k)) {
+            self.unresolved(
+                &pointer::push(out, "required"),
+                "required-all",
+                "applies together with other schemas to one object: sending null for its absent properties could break theirs".into(),
+            );
+            return plans;
+        }
+        if m.contains_key("enum") || m.contains_key("const") {
+            // Filling in nulls would change the object's value, which the enum pins down.
+            self.unresolved(
+                &pointer::push(out, "required"),
+                "required-all",
+                "an object with `enum`/`const`: making its properties required would change the values it lists".into(),
+            );
+            return plans;
+        }
+        for (name, schema) in props {
+            if !required.contains(name) {
+                plans.insert(name.clone(), null_form(schema));
+            }
+        }
+        plans
+    }
+
+    fn object_steps(
+        &mut self,
+        m: &mut Map<String, Value>,
+        from: &str,
+        out: &str,
+        plans: &BTreeMap<String, NullForm>,
+    ) {
+        if self.has(Step::CloseObjects) && is_object(m) {
+            self.close(m, from, out);
+        }
+        if self.has(Step::RequireAll) && m.contains_key("properties") {
+            if self.options.lossy {
+                self.require_all(m, from, out, plans);
+            } else {
+                let required = required_names(m);
+                let optional = m["properties"]
+                    .as_object()
+                    .is_some_and(|p| p.keys().any(|k| !required.contains(k)));
+                if optional {
+                    self.unresolved(
+                        &pointer::push(out, "required"),
+                        "required-all",
+                        "lossy step skipped: optional properties stay optional".into(),
+                    );
+                }
+            }
+        }
+    }
+
+    fn close(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
+        let was = match m.get("additionalProperties") {
+            Some(Value::Bool(false)) if !m.contains_key("patternProperties") => return,
+            Some(Value::Bool(false)) => {
+                self.unresolved(
+                    out,
+                    "additional-properties",
+                    "closed, but `patternProperties` admit more keys; closing them off would need a pattern per key".into(),
+                );
+                return;
+            }
+            Some(Value::Bool(true)) => "true",
+            None => "not set",
+            Some(_) => {
+                self.unresolved(
+                    &pointer::push(out, "additionalProperties"),
+                    "additional-properties",
+                    "a map with typed values (`additionalProperties` is a schema): closing it would drop every entry".into(),
+                );
+                return;
+            }
+        };
+        if let Some(k) = IN_PLACE.iter().find(|k| m.contains_key(**k)) {
+            self.unresolved(
+                out,
+                "additional-properties",
+                format!("`{k}` beside the properties may allow other keys; closing this object alone would reject them"),
+            );
+            return;
+        }
+        if let Some(k) = ["minProperties", "dependentRequired", "dependencies"]
+            .iter()
+            .find(|k| m.contains_key(**k))
+        {
+            self.unresolved(
+                out,
+                "additional-properties",
+                format!("`{k}` counts or names keys that closing would drop"),
+            );
+            return;
+        }
+        if self.shared {
+            self.unresolved(
+                out,
+                "additional-properties",
+                "applies together with its parent (or the other `allOf` parts) to one object; closing it alone would reject the keys they allow".into(),
+            );
+            return;
+        }
+        if m.contains_key("patternProperties") {
+            self.unresolved(
+                out,
+                "additional-properties",
+                "keys allowed by `patternProperties`: closing would drop them".into(),
+            );
+            return;
+        }
+        // `properties: {}` is how a tool says it takes no arguments: closing it says the same.
+        let known: Vec<String> = match m.get("properties") {
+            Some(Value::Object(p)) => p.keys().cloned().collect(),
+            _ => {
+                self.unresolved(
+                    out,
+                    "object-properties",
+                    "a free-form object (no properties): closing it would drop every key".into(),
+                );
+                return;
+            }
+        };
+        if !self.options.lossy {
+            self.unresolved(
+                out,
+                "additional-properties",
+                "lossy step skipped: the object stays open".into(),
+            );
+            return;
+        }
+        m.insert("additionalProperties".into(), Value::Bool(false));
+        self.adapters.push(Adapter::DropUnknownKeys {
+            at: out.to_owned(),
+            known: known.clone(),
+        });
+        self.record(
+            Rule::TailorCloseObject,
+            out,
+            from,
+            Tailoring::CloseObject {
+                profile: self.profile,
+                was: was.to_owned(),
+                known,
+            },
+        );
+    }
+
+    fn require_all(
+        &mut self,
+        m: &mut Map<String, Value>,
+        from: &str,
+        out: &str,
+        plans: &BTreeMap<String, NullForm>,
+    ) {
+        if plans.is_empty() {
+            return;
+        }
+        let Some(Value::Object(props)) = m.get_mut("properties") else {
+            return;
+        };
+        let mut made = Vec::new();
+        for (name, schema) in props.iter_mut() {
+            let Some(&form) = plans.get(name) else {
+                continue;
+            };
+            match form {
+                NullForm::TypeList => add_null_type(schema),
+                NullForm::Alternative => {
+                    if let Some(Value::Array(alts)) = schema.get_mut("anyOf") {
+                        alts.push(json!({"type": "null"}));
+                    }
+                }
+                // Wrapped while the children were tailored; Already needs nothing.
+                NullForm::Wrapped | NullForm::Already => {}
+            }
+            made.push((name.clone(), form));
+        }
+        let mut required: Vec<Value> = match m.get("required") {
+            Some(Value::Array(r)) => r.clone(),
+            _ => Vec::new(),
+        };
+        for (name, _) in &made {
+            required.push(Value::String(name.clone()));
+        }
+        m.insert("required".into(), Value::Array(required));
+        let names: Vec<String> = made.iter().map(|(n, _)| n.clone()).collect();
+        for (name, form) in made {
+            let at = pointer::push(&pointer::push(out, "properties"), &name);
+            let prop_from = pointer::push(&pointer::push(from, "properties"), &name);
+            if form == NullForm::Alternative
+                && let Some(Value::Array(alts)) = m["properties"][&name].get("anyOf")
+            {
+                let last = pointer::push_index(&pointer::push(&at, "anyOf"), alts.len() - 1);
+                self.links.insert(last, self.originals(&prop_from));
+            }
+            self.record(
+                Rule::TailorRequiredNullable,
+                &at,
+                &prop_from,
+                Tailoring::RequiredNullable {
+                    profile: self.profile,
+                    property: name,
+                    form,
+                },
+            );
+        }
+        self.adapters.push(Adapter::NullForAbsent {
+            at: out.to_owned(),
+            properties: names,
+        });
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Reports
+
+    fn root_checks(&mut self, root: &Value) {
+        let Some(m) = root.as_object() else {
+            self.unresolved(
+                "",
+                "root-type",
+                format!("the root is {root}, not an object schema"),
+            );
+            return;
+        };
+        for k in ["anyOf", "oneOf", "allOf", "enum", "not"] {
+            if m.contains_key(k) {
+                self.unresolved(
+                    "",
+                    "root-union",
+                    format!("`{k}` at the root: the provider wants one object; a union flat mode could not merge stays a union"),
+                );
+            }
+        }
+        if m.get("type") != Some(&json!("object")) {
+            self.unresolved(
+                "",
+                "root-type",
+                format!(
+                    "the root `type` is {}, not \"object\"; adding it would reject what the original accepts",
+                    m.get("type").map_or("missing".to_owned(), Value::to_string)
+                ),
+            );
+        }
+    }
+
+    fn array_items(&mut self, m: &Map<String, Value>, typed: bool, out: &str) {
+        if !type_names(m).contains(&"array") {
+            return;
+        }
+        match m.get("items") {
+            None => self.unresolved(
+                out,
+                "array-items",
+                "an array without `items` (or whose tuple form could not be kept): the provider needs one item schema".into(),
+            ),
+            Some(items) if typed && !says_a_kind(items) => self.unresolved(
+                &pointer::push(out, "items"),
+                "array-items-typed",
+                format!("`items` is {items}, which names no type; any type chosen here would be a guess"),
+            ),
+            _ => {}
+        }
+    }
+
+    fn string_enums(&mut self, m: &Map<String, Value>, out: &str) {
+        let Some(Value::Array(values)) = m.get("enum") else {
+            return;
+        };
+        if let Some(bad) = values.iter().find(|v| !v.is_string()) {
+            self.unresolved(
+                &pointer::push(out, "enum"),
+                "enum-values",
+                format!(
+                    "enum value {bad} is not a string; writing it as one would change the value"
+                ),
+            );
+        }
+    }
+}
+
+fn has_ref(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.contains_key("$ref") || m.values().any(has_ref),
+        Value::Array(items) => items.iter().any(has_ref),
+        _ => false,
+    }
+}
+
+/// Targets of local `$ref`s that sit beside keywords other than annotations.
+fn shared_ref_targets(v: &Value, out: &mut std::collections::HashSet<String>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(r)) = m.get("$ref")
+                && let Some(target) = r.strip_prefix('#')
+                && m.keys().any(|k| {
+                    k != "$ref"
+                        && !ANNOTATIONS.contains(&k.as_str())
+                        && k != "$defs"
+                        && k != "definitions"
+                })
+            {
+                out.insert(target.to_owned());
+            }
+            m.values().for_each(|c| shared_ref_targets(c, out));
+        }
+        Value::Array(items) => items.iter().for_each(|c| shared_ref_targets(c, out)),
+        _ => {}
+    }
+}
+
+fn says_a_kind(items: &Value) -> bool {
+    items.as_object().is_some_and(|m| {
+        [
+            "type",
+            "enum",
+            "const",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "$ref",
+            "properties",
+            "items",
+        ]
+        .iter()
+        .any(|k| m.contains_key(*k))
+    })
+}
+
+fn required_names(m: &Map<String, Value>) -> Vec<String> {
+    match m.get("required") {
+        Some(Value::Array(r)) => r
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// How to make `schema` accept `null` as well, and nothing else new.
+fn null_form(schema: &Value) -> NullForm {
+    let Some(m) = schema.as_object() else {
+        // `true` accepts null already; `false` wrapped accepts null only.
+        return if schema == &Value::Bool(true) {
+            NullForm::Already
+        } else {
+            NullForm::Wrapped
+        };
+    };
+    // Keywords that would still judge a null after "null" joins the type list.
+    const JUDGE_NULL: &[&str] = &[
+        "const",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "if",
+        "$ref",
+        "$dynamicRef",
+    ];
+    let types = type_names(m);
+    let enum_has_null = match m.get("enum") {
+        Some(Value::Array(v)) => v.contains(&Value::Null),
+        Some(_) => false,
+        None => true,
+    };
+    if !types.is_empty() && !JUDGE_NULL.iter().any(|k| m.contains_key(*k)) {
+        if types.contains(&"null") && enum_has_null {
+            return NullForm::Already;
+        }
+        return NullForm::TypeList;
+    }
+    if let Some(Value::Array(alts)) = m.get("anyOf")
+        && m.keys()
+            .all(|k| k == "anyOf" || ANNOTATIONS.contains(&k.as_str()))
+    {
+        return if alts.iter().any(is_null_schema) {
+            NullForm::Already
+        } else {
+            NullForm::Alternative
+        };
+    }
+    if m.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) {
+        return NullForm::Already;
+    }
+    NullForm::Wrapped
+}
+
+fn add_null_type(schema: &mut Value) {
+    let Some(m) = schema.as_object_mut() else {
+        return;
+    };
+    let mut names: Vec<Value> = match m.get("type") {
+        Some(Value::String(t)) => vec![json!(t)],
+        Some(Value::Array(list)) => list.clone(),
+        _ => return,
+    };
+    if !names.contains(&json!("null")) {
+        names.push(json!("null"));
+    }
+    m.insert("type".into(), Value::Array(names));
+    if let Some(Value::Array(values)) = m.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+}
+
+/// Drops what loses its meaning, or gets stricter, once `dropped` are gone; returns those.
+fn drop_dependents(m: &mut Map<String, Value>, dropped: &[String]) -> Vec<String> {
+    let gone = |k: &str| dropped.iter().any(|d| d == k);
+    let mut more = Vec::new();
+    let take = |m: &mut Map<String, Value>, k: &str, more: &mut Vec<String>| {
+        if m.shift_remove(k).is_some() {
+            more.push(k.to_owned());
+        }
+    };
+    if gone("if") {
+        take(m, "then", &mut more);
+        take(m, "else", &mut more);
+    }
+    if gone("contains") {
+        take(m, "minContains", &mut more);
+        take(m, "maxContains", &mut more);
+    }
+    // `items` after `prefixItems` constrains only the later elements; alone it would
+    // constrain all of them.
+    if gone("prefixItems") && !m.get("items").is_some_and(Value::is_array) {
+        take(m, "items", &mut more);
+    }
+    // Keys that matched a pattern would fall to `additionalProperties`.
+    if gone("patternProperties") {
+        take(m, "additionalProperties", &mut more);
+    }
+    let evaluating_gone = dropped
+        .iter()
+        .chain(more.iter())
+        .any(|k| EVALUATING.contains(&k.as_str()));
+    if evaluating_gone {
+        take(m, "unevaluatedProperties", &mut more);
+        take(m, "unevaluatedItems", &mut more);
+    }
+    more
+}
+
+fn insert_after(m: &mut Map<String, Value>, after: &str, key: &str, value: Value) {
+    let mut out = Map::new();
+    let mut value = Some(value);
+    for (k, v) in std::mem::take(m) {
+        let here = k == after;
+        out.insert(k, v);
+        if here && let Some(v) = value.take() {
+            out.insert(key.to_owned(), v);
+        }
+    }
+    if let Some(v) = value {
+        out.insert(key.to_owned(), v);
+    }
+    *m = out;
+}

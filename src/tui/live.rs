@@ -1,0 +1,600 @@
+//! Live reprojection: the watcher's reports applied to the [`App`]. A new version of a
+//! manifest is loaded, the shown tool reprojected (through the projection cache) and its trees
+//! rebuilt where the user left them; what changed is marked for a while. A version that cannot
+//! be used leaves the last good one on screen, with the reason beside it.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{DefaultHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use schemalens::manifest::{self, Manifest};
+use schemalens::validate::discover::{payload_dir, tool_subdir};
+use schemalens::watch::{Target, WatchConfig, WatchEvent};
+
+use super::app::{App, Entry, Kept, entries_of, update};
+use super::keys::Action;
+use super::payloads;
+use super::tree::{Node, NodeId, SchemaTree, Side};
+
+/// How long the marks of a save stay when no other save replaces them: long enough to look
+/// from the editor to the inspector, short enough that old marks do not read as news.
+pub const CHANGE_MARKS_FOR: Duration = Duration::from_secs(30);
+
+/// Everything that reaches `update`: the user's actions, the watcher's reports, and the clock
+/// (for marks that expire).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Msg {
+    Action(Action),
+    Watch(WatchEvent),
+    Tick(Instant),
+}
+
+/// Applies one message: the entry point of the event loop.
+pub fn handle(app: &mut App, msg: Msg) {
+    match msg {
+        Msg::Action(action) => update(app, action),
+        Msg::Watch(event) => app.on_watch(event, Instant::now()),
+        Msg::Tick(now) => app.tick(now),
+    }
+}
+
+/// How the files are followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WatchMode {
+    /// `--no-watch`, or standard input only.
+    #[default]
+    Off,
+    Events,
+    Polling(Duration),
+}
+
+impl WatchMode {
+    pub fn of(config: Option<WatchConfig>) -> WatchMode {
+        match config {
+            None => WatchMode::Off,
+            Some(WatchConfig { poll: Some(p), .. }) => WatchMode::Polling(p),
+            Some(_) => WatchMode::Events,
+        }
+    }
+}
+
+/// Why the newest version of a manifest is not the one shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stale {
+    /// Unreadable, invalid JSON (with file:line:col), an unknown shape, or the shown tool
+    /// no longer projects.
+    Invalid(String),
+    /// Deleted, or renamed away; it comes back when the file does.
+    Missing,
+}
+
+impl Stale {
+    pub fn describe(&self, path: &str) -> String {
+        match self {
+            Stale::Invalid(message) => message.clone(),
+            Stale::Missing => format!("{path}: missing (deleted or renamed)"),
+        }
+    }
+}
+
+/// The watcher's side of the app.
+#[derive(Debug, Default)]
+pub struct Live {
+    pub mode: WatchMode,
+    /// The watcher failed as a whole (could not start, platform error); files still load.
+    pub error: Option<String>,
+    /// Payload texts as the watcher read them, so that re-checking reads nothing itself.
+    pub payload_texts: HashMap<PathBuf, Vec<u8>>,
+    /// When the last save was applied; its marks expire [`CHANGE_MARKS_FOR`] later.
+    pub marked_at: Option<Instant>,
+    /// Tools (source, name) that the last save changed, added or whose schema differs.
+    pub changed_tools: HashSet<(usize, String)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Added,
+    Changed,
+    /// Something below this node was removed.
+    Removed,
+}
+
+impl Change {
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Change::Added => "+",
+            Change::Changed => "Δ",
+            Change::Removed => "-",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Change::Added => "added in the last save",
+            Change::Changed => "changed in the last save",
+            Change::Removed => "lost children in the last save",
+        }
+    }
+}
+
+/// What one save changed in one tree.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaneChanges {
+    pub marks: HashMap<NodeId, Change>,
+    /// Removed pointers, under the surviving node they were removed from.
+    pub removed: HashMap<NodeId, Vec<String>>,
+    /// Added and removed subtrees count once each, changed nodes each.
+    pub count: usize,
+}
+
+/// A node's own content: its row and its keywords, without its subschemas (their changes
+/// are their own), so that an edit marks the node it was made in.
+fn signature(node: &Node, schema: Option<&Value>) -> u64 {
+    let mut h = DefaultHasher::new();
+    for part in [&node.name, &node.kind, &node.constraints] {
+        h.write(part.as_bytes());
+        h.write_u8(0);
+    }
+    h.write_u8(node.required as u8);
+    match schema {
+        Some(Value::Object(map)) => {
+            let kids: HashSet<&str> = schemalens::schema::children(&Value::Object(map.clone()))
+                .iter()
+                .map(|c| c.keyword.name)
+                .collect();
+            for (key, value) in map {
+                if !kids.contains(key.as_str()) {
+                    h.write(key.as_bytes());
+                    h.write(value.to_string().as_bytes());
+                }
+            }
+        }
+        Some(other) => h.write(other.to_string().as_bytes()),
+        None => {}
+    }
+    h.finish()
+}
+
+/// Marks the nodes of `new` that differ from `old`, by pointer.
+pub fn diff(
+    old: &SchemaTree,
+    old_schema: &Value,
+    new: &SchemaTree,
+    new_schema: &Value,
+) -> PaneChanges {
+    let before: HashMap<&str, u64> = old
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                n.pointer.as_str(),
+                signature(n, old_schema.pointer(&n.pointer)),
+            )
+        })
+        .collect();
+    let mut out = PaneChanges::default();
+    for (id, node) in new.nodes.iter().enumerate() {
+        let id = id as NodeId;
+        match before.get(node.pointer.as_str()) {
+            None => {
+                out.marks.insert(id, Change::Added);
+                let parent_added = node
+                    .parent
+                    .is_some_and(|p| out.marks.get(&p) == Some(&Change::Added));
+                if !parent_added {
+                    out.count += 1;
+                }
+            }
+            Some(&sig) if sig != signature(node, new_schema.pointer(&node.pointer)) => {
+                out.marks.insert(id, Change::Changed);
+                out.count += 1;
+            }
+            Some(_) => {}
+        }
+    }
+    for node in &old.nodes {
+        if new.find(&node.pointer).is_some() {
+            continue;
+        }
+        // Only the top of a removed subtree: its parent is still there.
+        let Some(anchor) = node.parent.and_then(|p| new.find(&old.node(p).pointer)) else {
+            continue;
+        };
+        out.removed
+            .entry(anchor)
+            .or_default()
+            .push(node.pointer.clone());
+        out.marks.entry(anchor).or_insert(Change::Removed);
+        out.count += 1;
+    }
+    out
+}
+
+/// A tool list row, recognisable across versions of its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum EntryKey {
+    Tool {
+        source: usize,
+        index: usize,
+        name: String,
+    },
+    Problem {
+        source: usize,
+    },
+}
+
+fn find_tool(m: &Manifest, name: &str, index: usize) -> Option<usize> {
+    if m.tools.get(index).is_some_and(|t| t.name == name) {
+        return Some(index);
+    }
+    m.tools.iter().position(|t| t.name == name)
+}
+
+impl App {
+    fn entry_key(&self, entry: usize) -> Option<EntryKey> {
+        Some(match *self.entries.get(entry)? {
+            Entry::Tool { source, tool } => EntryKey::Tool {
+                source,
+                index: tool,
+                name: self.tool(entry)?.1.name.clone(),
+            },
+            Entry::Problem { source } => EntryKey::Problem { source },
+        })
+    }
+
+    /// The row `key` names now: the same tool by name, else the one at its place (a rename),
+    /// else the file's first row.
+    fn find_entry(&self, key: &EntryKey) -> Option<usize> {
+        let (source, tool) = match key {
+            EntryKey::Tool {
+                source,
+                index,
+                name,
+            } => {
+                let m = self.sources.get(*source)?.manifest.as_ref().ok();
+                let count = m.map_or(0, |m| m.tools.len());
+                let tool = m
+                    .and_then(|m| find_tool(m, name, *index))
+                    .or_else(|| (count > 0).then(|| (*index).min(count - 1)));
+                (*source, tool)
+            }
+            EntryKey::Problem { source } => (*source, None),
+        };
+        self.entries.iter().position(|e| match (*e, tool) {
+            (Entry::Tool { source: s, tool: t }, Some(want)) => s == source && t == want,
+            (Entry::Tool { source: s, .. }, None) | (Entry::Problem { source: s }, _) => {
+                s == source
+            }
+        })
+    }
+
+    fn source_of_file(&self, path: &Path) -> Option<usize> {
+        self.sources
+            .iter()
+            .position(|s| s.file.as_deref() == Some(path))
+    }
+
+    /// The source whose payload folder (or one of its tool subfolders) holds `path`.
+    fn source_of_payload(&self, path: &Path) -> Option<usize> {
+        let parent = path.parent()?;
+        self.sources.iter().position(|s| {
+            let Some(dir) = s.file.as_deref().and_then(payload_dir) else {
+                return false;
+            };
+            parent == dir || parent.parent() == Some(dir.as_path())
+        })
+    }
+
+    /// Everything to follow: each manifest, its payload folder and the tools' subfolders.
+    pub fn watch_targets(&self) -> Vec<Target> {
+        let mut out = Vec::new();
+        for source in &self.sources {
+            let Some(file) = &source.file else { continue };
+            out.push(Target::file(file));
+            let Some(dir) = payload_dir(file) else {
+                continue;
+            };
+            if let Ok(m) = &source.manifest {
+                out.extend(
+                    m.tools
+                        .iter()
+                        .filter_map(|t| tool_subdir(&dir, &t.name))
+                        .map(Target::payloads),
+                );
+            }
+            out.push(Target::payloads(dir));
+        }
+        out
+    }
+
+    /// When the marks of the last save expire, for the event loop's timer.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.live.marked_at.map(|at| at + CHANGE_MARKS_FOR)
+    }
+
+    pub(super) fn tick(&mut self, now: Instant) {
+        if self.deadline().is_some_and(|d| now >= d) {
+            self.clear_marks();
+        }
+    }
+
+    fn clear_marks(&mut self) {
+        self.live.marked_at = None;
+        self.live.changed_tools.clear();
+        if let Some(view) = &mut self.view {
+            for pane in &mut view.panes {
+                pane.changes = PaneChanges::default();
+            }
+        }
+    }
+
+    /// The count of changes the status bar shows: the shown tool's, in the original.
+    pub fn change_count(&self) -> Option<usize> {
+        self.live.marked_at?;
+        Some(self.view.as_ref().map_or(0, |v| v.panes[0].changes.count))
+    }
+
+    pub(super) fn on_watch(&mut self, event: WatchEvent, now: Instant) {
+        let Some(path) = event.path().map(Path::to_path_buf) else {
+            if let WatchEvent::Error { message, .. } = event {
+                self.live.error = Some(message);
+            }
+            return;
+        };
+        if let Some(i) = self.source_of_file(&path) {
+            self.manifest_event(i, event, now);
+        } else if let Some(i) = self.source_of_payload(&path) {
+            self.payload_event(i, event);
+        } else if let WatchEvent::Error { message, .. } = event {
+            self.live.error = Some(format!("{}: {message}", path.display()));
+        }
+    }
+
+    fn manifest_event(&mut self, i: usize, event: WatchEvent, now: Instant) {
+        match event {
+            WatchEvent::Changed { content, hash, .. } => {
+                let source = &self.sources[i];
+                if source.hash == Some(hash) && source.stale.is_none() {
+                    return;
+                }
+                let origin = source.path.clone();
+                match manifest::load_reader(content.as_slice(), &origin, None) {
+                    Ok(m) => self.apply_manifest(i, m, hash, now),
+                    Err(e) => self.keep_last_good(i, Some(hash), Stale::Invalid(e.to_string())),
+                }
+            }
+            WatchEvent::Missing { .. } => self.keep_last_good(i, None, Stale::Missing),
+            WatchEvent::Error { path, message } => {
+                let path = path.map_or_else(String::new, |p| format!("{}: ", p.display()));
+                self.keep_last_good(i, None, Stale::Invalid(format!("{path}{message}")))
+            }
+        }
+    }
+
+    /// The newest version cannot be used: what is shown stays, and says why.
+    fn keep_last_good(&mut self, i: usize, hash: Option<u64>, stale: Stale) {
+        let source = &mut self.sources[i];
+        if hash.is_some() {
+            source.hash = hash;
+        }
+        if source.manifest.is_err() {
+            // Nothing good was ever shown: the newest problem is the file's problem row.
+            source.manifest = Err(stale.describe(&source.path));
+        }
+        source.stale = Some(stale);
+    }
+
+    fn apply_manifest(&mut self, i: usize, m: Manifest, hash: u64, now: Instant) {
+        let source = &mut self.sources[i];
+        if source
+            .manifest
+            .as_ref()
+            .is_ok_and(|old| old.document == m.document)
+        {
+            // Back to what is shown (a bad save undone, a file recreated as it was): the
+            // marks of the last real change stay.
+            source.hash = Some(hash);
+            source.stale = None;
+            return;
+        }
+        let view_key = self.view.as_ref().and_then(|v| self.entry_key(v.entry));
+        let shown = match &view_key {
+            Some(EntryKey::Tool {
+                source,
+                index,
+                name,
+            }) if *source == i => Some((*index, name.clone())),
+            _ => None,
+        };
+        // A version in which the shown tool no longer projects is not worth losing the view
+        // for: keep the last good one until the next save.
+        if let Some((index, name)) = &shown
+            && self.view.as_ref().is_some_and(|v| v.projection.is_some())
+            && let Some(t) = find_tool(&m, name, *index)
+            && let Err((message, _)) = self.project(&self.sources[i].path, &m.tools[t])
+        {
+            self.keep_last_good(i, Some(hash), Stale::Invalid(message));
+            return;
+        }
+        let cursor_key = self.current_entry().and_then(|e| self.entry_key(e));
+        let old_view = self.view.take();
+        let changed_tools = match &self.sources[i].manifest {
+            Ok(old) => changed_tools(old, &m),
+            Err(_) => m.tools.iter().map(|t| t.name.clone()).collect(),
+        };
+        let payload_files = payloads::discover_for(&self.sources[i].path, &m);
+        let source = &mut self.sources[i];
+        let old_manifest = std::mem::replace(&mut source.manifest, Ok(m));
+        source.hash = Some(hash);
+        source.stale = None;
+        source.payload_files = payload_files;
+
+        self.entries = entries_of(&self.sources);
+        let needle = self.filter.to_lowercase();
+        self.visible = (0..self.entries.len())
+            .filter(|&e| needle.is_empty() || self.entry_text(e).to_lowercase().contains(&needle))
+            .collect();
+        let current = cursor_key.and_then(|k| self.find_entry(&k));
+        self.cursor = current
+            .and_then(|c| self.visible.iter().position(|&v| v == c))
+            .unwrap_or(0);
+        self.list.borrow_mut().select(Some(self.cursor));
+
+        self.live.changed_tools.retain(|(s, _)| *s != i);
+        self.live
+            .changed_tools
+            .extend(changed_tools.into_iter().map(|name| (i, name)));
+        self.live.marked_at = Some(now);
+
+        match (old_view, view_key) {
+            (Some(old), Some(key)) if shown.is_some() => {
+                let new_entry = self.find_entry(&key);
+                if new_entry.is_some() && new_entry == self.current_entry() {
+                    self.reload_view(old, &old_manifest, key);
+                } else {
+                    self.show_cursor_entry();
+                }
+            }
+            (Some(mut old), Some(key)) => {
+                // Another file's tool: only its row number may have moved.
+                if let Some(e) = self.find_entry(&key) {
+                    old.entry = e;
+                    self.view = Some(old);
+                }
+                self.show_cursor_entry();
+            }
+            _ => self.show_cursor_entry(),
+        }
+        self.cache.borrow_mut().next_version();
+    }
+
+    /// Rebuilds the shown tool's view from the new version, where the user left the old one,
+    /// and marks what changed.
+    fn reload_view(
+        &mut self,
+        old: super::app::ToolView,
+        old_manifest: &Result<Manifest, String>,
+        key: EntryKey,
+    ) {
+        let Some(entry) = self.current_entry() else {
+            return;
+        };
+        let side = self.active_side();
+        let pointer = |s: Side| {
+            let pane = old.pane(s);
+            pane.selected().map(|id| pane.tree.node(id).pointer.clone())
+        };
+        let kept = Kept {
+            side,
+            selected: pointer(side).unwrap_or_default(),
+            opened: [
+                old.panes[0].opened_pointers(),
+                old.panes[1].opened_pointers(),
+            ],
+            other: pointer(side.other()).map(|p| (side.other(), p)),
+            states: Some([old.panes[0].state.take(), old.panes[1].state.take()]),
+        };
+        let payload = self
+            .payload
+            .and_then(|i| old.payloads.get(i))
+            .map(|r| (r.path.clone(), r.line));
+        let scroll = self.detail_scroll;
+        self.view = self.build_view(entry, Some(kept));
+
+        let old_schema = match (&key, old_manifest) {
+            (EntryKey::Tool { index, .. }, Ok(m)) => m.tools.get(*index).map(|t| &t.schema),
+            _ => None,
+        };
+        let changes = match (&self.view, self.tool(entry), old_schema) {
+            (Some(view), Some((_, tool)), Some(old_schema)) => {
+                let original = diff(
+                    &old.panes[0].tree,
+                    old_schema,
+                    &view.panes[0].tree,
+                    &tool.schema,
+                );
+                let projected = match (&old.projection, &view.projection) {
+                    (Some(a), Some(b)) => diff(
+                        &old.panes[1].tree,
+                        &a.schema,
+                        &view.panes[1].tree,
+                        &b.schema,
+                    ),
+                    _ => PaneChanges::default(),
+                };
+                Some([original, projected])
+            }
+            _ => None,
+        };
+        if let (Some(view), Some([original, projected])) = (&mut self.view, changes) {
+            view.panes[0].changes = original;
+            view.panes[1].changes = projected;
+        }
+        self.link_from(side);
+        // The same payload row, by file and line; else the same place in the list.
+        let index = payload.and_then(|(path, line)| {
+            self.view
+                .as_ref()?
+                .payloads
+                .iter()
+                .position(|r| r.path == path && r.line == line)
+        });
+        match (index, self.payload) {
+            (Some(i), _) | (None, Some(i)) => self.select_payload(i),
+            (None, None) => {}
+        }
+        self.detail_scroll = scroll;
+    }
+
+    fn payload_event(&mut self, i: usize, event: WatchEvent) {
+        match event {
+            WatchEvent::Changed { path, content, .. } => {
+                if self.live.payload_texts.get(&path) == Some(&content) {
+                    return;
+                }
+                self.live.payload_texts.insert(path, content);
+            }
+            WatchEvent::Missing { path } => {
+                self.live.payload_texts.remove(&path);
+            }
+            WatchEvent::Error { path, message } => {
+                if let Some(path) = &path {
+                    self.live.payload_texts.remove(path);
+                }
+                self.message = Some(message);
+            }
+        }
+        let shown = self
+            .view
+            .as_ref()
+            .and_then(|v| self.entries.get(v.entry))
+            .is_some_and(|e| matches!(e, Entry::Tool { source, .. } if *source == i));
+        if shown {
+            let selected = self.payload_row().map(|r| r.path.clone());
+            let scroll = self.detail_scroll;
+            self.reload_payloads(selected.as_deref());
+            self.detail_scroll = scroll;
+        } else {
+            let source = &mut self.sources[i];
+            if let Ok(m) = &source.manifest {
+                source.payload_files = payloads::discover_for(&source.path, m);
+            }
+        }
+    }
+}
+
+/// Tools of `new` that are not in `old` with the same schema.
+fn changed_tools(old: &Manifest, new: &Manifest) -> Vec<String> {
+    new.tools
+        .iter()
+        .filter(|t| {
+            !old.tools
+                .iter()
+                .any(|o| o.name == t.name && o.schema == t.schema && o.dialect == t.dialect)
+        })
+        .map(|t| t.name.clone())
+        .collect()
+}
