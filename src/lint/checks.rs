@@ -136,8 +136,9 @@ fn is_array(schema: &Value) -> bool {
     type_names(schema).contains(&"array")
 }
 
-/// Whether a schema says anything about what kind of value it accepts.
-fn is_typed(schema: &Value) -> bool {
+/// Whether a schema names what kind of value it holds (OpenAI strict wants typed `items`);
+/// tailoring asks the same question.
+pub(crate) fn says_a_kind(schema: &Value) -> bool {
     const TYPING: &[&str] = &[
         "type",
         "enum",
@@ -407,7 +408,7 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
         Check::ArrayItemsTyped => {
             for (node, map) in objects(cx).filter(|(n, _)| is_array(n.schema)) {
                 if let Some(items) = map.get("items")
-                    && !is_typed(items)
+                    && !says_a_kind(items)
                 {
                     hits.push(Hit::at(&node.pointer, short_json(items)).keyword("items"));
                 }

@@ -25,6 +25,7 @@ pub use rule::{
     Check, Counted, DropClass, Limit, LintRule, NamePattern, RootTypeCase, Severity, Target, Where,
 };
 
+pub(crate) use checks::says_a_kind;
 use checks::{Hit, SchemaCx, ToolCx};
 
 /// A provider, or one way of sending tools to it.

@@ -15,6 +15,7 @@ use crate::lint::Profile;
 use crate::pointer;
 use crate::projection::{Detail, Links, Projection, Rule, TraceEntry};
 use crate::schema::Draft;
+use crate::schema::keywords::{self, Slot};
 
 const ANNOTATIONS: &[&str] = &[
     "title",
@@ -199,20 +200,15 @@ struct Walk<'a> {
     shared: bool,
 }
 
-/// In-place applicators: beside them, an object's own `properties` are not all the keys it
-/// allows.
-const IN_PLACE: &[&str] = &[
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "$ref",
-    "$dynamicRef",
-];
+/// In-place applicators (from the keyword table, plus the references): beside them, an
+/// object's own `properties` are not all the keys it allows.
+fn in_place_keys() -> impl Iterator<Item = &'static str> {
+    keywords::KEYWORDS
+        .iter()
+        .filter(|k| k.in_place)
+        .map(|k| k.name)
+        .chain(["$ref", "$dynamicRef"])
+}
 
 /// Object keywords that make a parent constrain the same object as its union alternatives.
 const OBJECT_SHAPE: &[&str] = &[
@@ -345,7 +341,7 @@ impl Walk<'_> {
         self.shared = self.shared
             || self.conjoined.contains(out)
             || self.shared_targets.contains(from)
-            || (IN_PLACE.iter().any(|k| m.contains_key(*k))
+            || (in_place_keys().any(|k| m.contains_key(k))
                 && OBJECT_SHAPE.iter().any(|k| m.contains_key(*k)));
         let plans = self.null_plans(&m, out);
         self.children(&mut m, from, out, &plans);
@@ -379,9 +375,9 @@ impl Walk<'_> {
             let from_k = pointer::push(from, &key);
             let out_k = pointer::push(out, &key);
             let value = m.get_mut(&key).expect("key listed above");
-            match key.as_str() {
-                "properties" | "patternProperties" | "$defs" | "definitions"
-                | "dependentSchemas" | "dependencies" => {
+            // Which positions hold subschemas comes from the one keyword table.
+            match keywords::lookup(&key).map(|k| k.slot) {
+                Some(Slot::Map | Slot::MapOfSchemaOrNames) => {
                     let Value::Object(members) = value else {
                         continue;
                     };
@@ -419,18 +415,7 @@ impl Walk<'_> {
                         members.insert(name, done);
                     }
                 }
-                "additionalProperties"
-                | "propertyNames"
-                | "unevaluatedProperties"
-                | "additionalItems"
-                | "contains"
-                | "unevaluatedItems"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contentSchema"
-                | "items" => {
+                Some(Slot::Single | Slot::SingleOrArray) => {
                     if let Value::Array(list) = value {
                         for (i, child) in list.iter_mut().enumerate() {
                             *child = self.node(
@@ -446,7 +431,7 @@ impl Walk<'_> {
                         *value = self.node(value, &from_k, &out_k);
                     }
                 }
-                "prefixItems" | "allOf" | "anyOf" | "oneOf" => {
+                Some(Slot::Array) => {
                     if let Value::Array(list) = value {
                         for (i, child) in list.iter_mut().enumerate() {
                             let child_out = pointer::push_index(&out_k, i);
@@ -864,9 +849,7 @@ impl Walk<'_> {
         }
         let evaluation_changed = (loosens
             && (m.contains_key("$ref") || m.contains_key("$dynamicRef")))
-            || IN_PLACE
-                .iter()
-                .any(|k| input.contains_key(*k) && changed(k, m));
+            || in_place_keys().any(|k| input.contains_key(k) && changed(k, m));
         if evaluation_changed {
             for k in ["unevaluatedProperties", "unevaluatedItems"] {
                 if m.shift_remove(k).is_some() {
@@ -991,7 +974,7 @@ impl Walk<'_> {
                 return;
             }
         };
-        if let Some(k) = IN_PLACE.iter().find(|k| m.contains_key(**k)) {
+        if let Some(k) = in_place_keys().find(|k| m.contains_key(*k)) {
             self.unresolved(
                 out,
                 "additional-properties",
@@ -1171,7 +1154,7 @@ impl Walk<'_> {
                 "array-items",
                 "an array without `items` (or whose tuple form could not be kept): the provider needs one item schema".into(),
             ),
-            Some(items) if typed && !says_a_kind(items) => self.unresolved(
+            Some(items) if typed && !crate::lint::says_a_kind(items) => self.unresolved(
                 &pointer::push(out, "items"),
                 "array-items-typed",
                 format!("`items` is {items}, which names no type; any type chosen here would be a guess"),
@@ -1224,24 +1207,6 @@ fn shared_ref_targets(v: &Value, out: &mut std::collections::HashSet<String>) {
         Value::Array(items) => items.iter().for_each(|c| shared_ref_targets(c, out)),
         _ => {}
     }
-}
-
-fn says_a_kind(items: &Value) -> bool {
-    items.as_object().is_some_and(|m| {
-        [
-            "type",
-            "enum",
-            "const",
-            "anyOf",
-            "oneOf",
-            "allOf",
-            "$ref",
-            "properties",
-            "items",
-        ]
-        .iter()
-        .any(|k| m.contains_key(*k))
-    })
 }
 
 fn required_names(m: &Map<String, Value>) -> Vec<String> {
