@@ -248,157 +248,41 @@ fn scalar_span(text: &str, theme: Theme) -> Span<'static> {
     Span::styled(text.to_owned(), style)
 }
 
-/// One small example per rule, projected by the engine when the screen opens, so the "after"
-/// is always what this build does.
+/// One small example per rule, kept in `assets/rules.json` so the rules are taught from data
+/// anyone can read; projected by the engine when the screen opens, so the "after" is always
+/// what this build does.
 struct Example {
     rule: Rule,
-    summary: &'static str,
-    before: String,
+    summary: String,
+    before: Value,
     /// For a tailoring step: the provider the projection is tailored for.
     profile: Option<Profile>,
 }
 
-const OBJ_A: &str = r#"{"type":"object","properties":{"kind":{"const":"a"},"x":{"type":"string"}},"required":["kind","x"]}"#;
+const RULE_EXAMPLES: &str = include_str!("../../assets/rules.json");
 
+/// The examples, in file order; an entry naming an unknown rule or profile is skipped (the
+/// tests check that every rule has one).
 fn examples() -> Vec<Example> {
-    let du = format!(
-        r#"{{"oneOf":[{OBJ_A},{{"type":"object","properties":{{"kind":{{"const":"b"}},"y":{{"type":"integer"}}}},"required":["kind","y"]}}]}}"#
-    );
-    let nullable = format!(r#"{{"anyOf":[{du},{{"type":"null"}}]}}"#);
-    vec![
-        Example {
-            rule: Rule::RefInline,
-            summary: "every $ref is replaced by its target; unused $defs go away",
-            before: r##"{"$defs":{"Name":{"type":"string","minLength":1}},"type":"object","properties":{"name":{"$ref":"#/$defs/Name"}}}"##.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::Recursion,
-            summary: "a $ref back into itself is unrolled a few levels (here 1), then cut to {}",
-            before: r##"{"$defs":{"Node":{"type":"object","properties":{"next":{"$ref":"#/$defs/Node"}}}},"$ref":"#/$defs/Node"}"##.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::Unresolvable,
-            summary: "a $ref that cannot be resolved (nothing is fetched) becomes {}",
-            before: r#"{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}"#.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::OneofToAnyof,
-            summary: "oneOf becomes anyOf, which accepts a superset",
-            before: r#"{"oneOf":[{"type":"string"},{"type":"integer"}]}"#.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::DiscriminatorStrip,
-            summary: "the OpenAPI discriminator keyword is removed after identifying the union",
-            before: r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"}}},{"type":"object","properties":{"k":{"const":"b"}}}],"discriminator":{"propertyName":"k"}}"#.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::DuDetect,
-            summary: "a union of objects with a literal tag in every branch is discriminated; others stay anyOf, with the reason",
-            before: r#"{"anyOf":[{"type":"string"},{"type":"object","properties":{"k":{"const":"a"}}}]}"#.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::DuObject,
-            summary: "(flat) a discriminated union becomes one object with every branch's properties",
-            before: du.clone(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::DuEnum,
-            summary: "(flat) the tag becomes an enum of all tags",
-            before: du.clone(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::RequiredIntersection,
-            summary: "(flat) only properties every branch requires stay required; the rest get a hint",
-            before: du,
-            profile: None,
-        },
-        Example {
-            rule: Rule::CollisionJoin,
-            summary: "(flat) a property in several branches is joined: deduplicated, widened, kept as anyOf, or unconstrained",
-            before: r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"v":{"type":"string"}}},{"type":"object","properties":{"k":{"const":"b"},"v":{"type":"integer"}}}]}"#.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::ObjectPolicy,
-            summary: "(flat) additionalProperties:false survives only when every branch has it",
-            before: r#"{"oneOf":[{"type":"object","properties":{"k":{"const":"a"}},"additionalProperties":false},{"type":"object","properties":{"k":{"const":"b"}}}]}"#.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::NullableOptional,
-            summary: "(flat) an optional union keeps its null alternative beside the merged object",
-            before: nullable,
-            profile: None,
-        },
-        Example {
-            rule: Rule::AllofMerge,
-            summary: "an allOf of object schemas is merged into one object",
-            before: r#"{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"integer"}}}]}"#.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::SoundnessGuard,
-            summary: "where loosening a subschema could reject more (not, if), the keyword is dropped instead",
-            before: r#"{"type":"object","properties":{"x":{"not":{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"v":{"type":"string"}}},{"type":"object","properties":{"k":{"const":"b"},"v":{"type":"integer"}}}]}}}}"#.to_owned(),
-            profile: None,
-        },
-        Example {
-            rule: Rule::TailorCloseObject,
-            summary: "(lossy) every object with properties is closed; payloads lose unknown keys first",
-            before: r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}"#.to_owned(),
-            profile: Some(Profile::OpenAiStrict),
-        },
-        Example {
-            rule: Rule::TailorRequiredNullable,
-            summary: "(lossy) every property becomes required, the optional ones nullable; an absent one is sent as null",
-            before: r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a"],"additionalProperties":false}"#.to_owned(),
-            profile: Some(Profile::OpenAiStrict),
-        },
-        Example {
-            rule: Rule::TailorConstEnum,
-            summary: "const becomes a one-value enum",
-            before: r#"{"type":"object","properties":{"k":{"const":"a"}}}"#.to_owned(),
-            profile: Some(Profile::Gemini),
-        },
-        Example {
-            rule: Rule::TailorTypeNullable,
-            summary: "a type list with null becomes one type and nullable: true",
-            before: r#"{"type":"object","properties":{"a":{"type":["string","null"]}}}"#.to_owned(),
-            profile: Some(Profile::Gemini),
-        },
-        Example {
-            rule: Rule::TailorTypeSplit,
-            summary: "a type list becomes an anyOf of one schema per type",
-            before: r#"{"type":"object","properties":{"a":{"type":["string","integer"]}}}"#.to_owned(),
-            profile: Some(Profile::Gemini),
-        },
-        Example {
-            rule: Rule::TailorDropKeyword,
-            summary: "keywords the provider refuses are dropped, with those whose meaning depends on them",
-            before: r#"{"type":"object","properties":{"n":{"type":"string","default":"x"}},"required":["n"],"additionalProperties":false}"#.to_owned(),
-            profile: Some(Profile::OpenAiStrict),
-        },
-        Example {
-            rule: Rule::TailorRefSiblings,
-            summary: "a kept $ref loses the siblings the provider refuses beside it (here with --recursion keep)",
-            before: r##"{"type":"object","properties":{"head":{"$ref":"#/$defs/Node"}},"$defs":{"Node":{"type":"object","properties":{"next":{"$ref":"#/$defs/Node","title":"Next"}}}}}"##.to_owned(),
-            profile: Some(Profile::Gemini),
-        },
-        Example {
-            rule: Rule::TailorRequiredDeclared,
-            summary: "required names that have no property are dropped",
-            before: r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a","b"]}"#.to_owned(),
-            profile: Some(Profile::Gemini),
-        },
-    ]
+    let Ok(Value::Array(entries)) = serde_json::from_str::<Value>(RULE_EXAMPLES) else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|e| {
+            let rule = Rule::from_id(e.get("rule")?.as_str()?)?;
+            let profile = match e.get("profile").and_then(Value::as_str) {
+                Some(name) => Some(name.parse().ok()?),
+                None => None,
+            };
+            Some(Example {
+                rule,
+                summary: e.get("summary")?.as_str()?.to_owned(),
+                before: e.get("before")?.clone(),
+                profile,
+            })
+        })
+        .collect()
 }
 
 /// The rules screen: every rule, what it does, and a before/after from the engine.
@@ -424,13 +308,7 @@ pub fn rules_lines(theme: Theme) -> Vec<Line<'static>> {
             Span::styled(format!("{number} · {}", rule.id()), theme.heading()),
             Span::raw(format!("  {}", example.summary)),
         ]));
-        let before: Value = match serde_json::from_str(&example.before) {
-            Ok(v) => v,
-            Err(e) => {
-                out.push(Line::styled(format!("  (bad example: {e})"), theme.error()));
-                continue;
-            }
-        };
+        let before = &example.before;
         out.push(Line::from(vec![
             Span::styled("  before  ", theme.dim()),
             Span::raw(escape(&before.to_string()).into_owned()),
@@ -443,7 +321,7 @@ pub fn rules_lines(theme: Theme) -> Vec<Line<'static>> {
             },
             ..Options::flat()
         };
-        let projected = schemalens::project(&before, &options).map(|p| match example.profile {
+        let projected = schemalens::project(before, &options).map(|p| match example.profile {
             Some(profile) => tailor(p, profile).projection,
             None => p,
         });
