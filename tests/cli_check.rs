@@ -2,71 +2,22 @@
 //! pointers on both trees, unreadable payloads, JSON Lines, an unsound projection, and the exit
 //! codes that scripts rely on.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::{Value, json};
+use support::cli::{self, Run};
 
-const HANG_GUARD: Duration = Duration::from_secs(30);
 const PYDANTIC: &str = "samples/nested-union-pydantic.json";
 const PYDANTIC_PAYLOADS: &str = "samples/nested-union-pydantic.payloads";
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn expect_code(&self, code: i32) -> &Self {
-        assert!(
-            !self.stderr.contains("panicked"),
-            "the binary panicked:\n{}",
-            self.stderr
-        );
-        assert_eq!(
-            self.code,
-            Some(code),
-            "unexpected exit code\nstdout:\n{}\nstderr:\n{}",
-            self.stdout,
-            self.stderr
-        );
-        self
-    }
-
-    fn json(&self) -> Vec<Value> {
-        let v: Value = serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout));
-        v.as_array().expect("a JSON array").clone()
-    }
-
-    fn jsonl(&self) -> Vec<Value> {
-        self.stdout
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-            .collect()
-    }
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
+/// `schemalens check ARGS…`
 fn run_with(args: &[&str], stdin: Option<&str>) -> Run {
-    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_schemalens"));
-    cmd.current_dir(root())
-        .timeout(HANG_GUARD)
-        .arg("check")
-        .args(args);
-    if let Some(text) = stdin {
-        cmd.write_stdin(text);
-    }
-    let output = cmd.output().expect("the binary starts");
-    Run {
-        code: output.status.code(),
-        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
+    let all: Vec<&str> = std::iter::once("check")
+        .chain(args.iter().copied())
+        .collect();
+    cli::run_with(&all, stdin)
 }
 
 fn run(args: &[&str]) -> Run {
@@ -78,7 +29,7 @@ fn payload(file: &str) -> String {
 }
 
 fn samples() -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(root().join("samples"))
+    let mut found: Vec<PathBuf> = std::fs::read_dir(support::root().join("samples"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
@@ -119,14 +70,18 @@ fn promised(file_name: &str, class: &str, mode: &str) -> bool {
 #[test]
 fn every_sample_is_checked_against_the_payloads_beside_it() {
     for sample in samples() {
-        let rel = sample.strip_prefix(root()).unwrap().to_str().unwrap();
+        let rel = sample
+            .strip_prefix(support::root())
+            .unwrap()
+            .to_str()
+            .unwrap();
         let dir = sample.with_extension("payloads");
         let expected_rows = payload_files(&dir);
         for mode in ["flat", "inline"] {
             let r = run(&[rel, "--mode", mode, "--format", "json"]);
             // Every sample has invalid payloads, so the original rejects some: exit 1.
-            r.expect_code(1);
-            let rows = r.json();
+            r.expect_code(1, "check");
+            let rows = r.json_array();
             assert_eq!(rows.len(), expected_rows, "{rel} --mode {mode}");
             for row in &rows {
                 let path = row["payload"].as_str().unwrap();
@@ -151,8 +106,8 @@ fn every_sample_is_checked_against_the_payloads_beside_it() {
 fn spec_wrong_branch_example_is_looser_and_names_the_correlation() {
     let file = payload("wrong-branch-delete-with-payload");
     let r = run(&[PYDANTIC, &file, "--format", "json"]);
-    r.expect_code(1);
-    let rows = r.json();
+    r.expect_code(1, "check");
+    let rows = r.json_array();
     let row = &rows[0];
     assert_eq!(row["class"], "projection-looser");
     assert_eq!(row["original"]["valid"], false);
@@ -165,7 +120,7 @@ fn spec_wrong_branch_example_is_looser_and_names_the_correlation() {
     assert_eq!(row["lost"][0]["at"], "/properties/op/properties/payload");
 
     let text = run(&[PYDANTIC, &file]);
-    text.expect_code(1);
+    text.expect_code(1, "check");
     let line = text
         .stdout
         .lines()
@@ -192,7 +147,7 @@ fn valid_create_and_delete_exit_zero() {
         let mut args = vec![PYDANTIC, "--mode", mode];
         args.extend(files.iter().map(String::as_str));
         let r = run(&args);
-        r.expect_code(0);
+        r.expect_code(0, "check");
         let rows: Vec<&str> = r.stdout.lines().filter(|l| l.contains(".json")).collect();
         assert_eq!(rows.len(), 4, "{}", r.stdout); // the header names the manifest
         for f in &files {
@@ -217,8 +172,8 @@ fn a_payload_both_reject_exits_one() {
         "--format",
         "json",
     ]);
-    r.expect_code(1);
-    let row = &r.json()[0];
+    r.expect_code(1, "check");
+    let row = &r.json_array()[0];
     assert_eq!(row["class"], "both-reject");
     assert_eq!(row["original"]["errors"][0]["instance_path"], "/op/user_id");
     assert_eq!(
@@ -235,8 +190,8 @@ fn error_pointers_name_nodes_of_both_trees() {
         "--format",
         "json",
     ]);
-    r.expect_code(1);
-    let row = &r.json()[0];
+    r.expect_code(1, "check");
+    let row = &r.json_array()[0];
     let o = &row["original"]["errors"][0];
     assert_eq!(o["instance_path"], "/op/payload/name");
     assert_eq!(o["node"], "/$defs/StubUser/properties/name");
@@ -265,7 +220,8 @@ fn error_pointers_name_nodes_of_both_trees() {
 
     // Every pointer resolves in the document it claims to point into.
     let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(root().join(PYDANTIC)).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(support::root().join(PYDANTIC)).unwrap())
+            .unwrap();
     assert!(manifest.pointer(o["node"].as_str().unwrap()).is_some());
     let projected = schemalens::project(&manifest, &schemalens::Options::flat()).unwrap();
     assert!(
@@ -287,7 +243,7 @@ fn malformed_payload_json_is_an_input_error_with_line_and_column() {
     .unwrap();
     let bad = bad.to_str().unwrap();
     let r = run(&[PYDANTIC, bad]);
-    r.expect_code(2);
+    r.expect_code(2, "check");
     assert!(
         r.stderr
             .contains(&format!("error: {bad}:4:3: invalid JSON: trailing comma")),
@@ -296,8 +252,8 @@ fn malformed_payload_json_is_an_input_error_with_line_and_column() {
     );
     // The other payloads are still checked and reported; the exit code stays 2.
     let r = run(&[PYDANTIC, bad, &payload("valid-delete"), "--format", "json"]);
-    r.expect_code(2);
-    let rows = r.json();
+    r.expect_code(2, "check");
+    let rows = r.json_array();
     assert_eq!(rows.len(), 2);
     assert!(
         rows[0]["error"]
@@ -325,7 +281,7 @@ fn json_lines_are_reported_by_line_and_a_bad_line_is_an_error_for_that_line() {
     .unwrap();
     let file = file.to_str().unwrap();
     let r = run(&[PYDANTIC, file, "--format", "jsonl"]);
-    r.expect_code(2);
+    r.expect_code(2, "check");
     let rows = r.jsonl();
     let names: Vec<&str> = rows
         .iter()
@@ -389,7 +345,7 @@ fn a_projection_that_rejects_a_valid_payload_is_unsound_and_exits_three() {
         &payload("invalid-missing-op"),
     ];
     let r = run(&args);
-    r.expect_code(3);
+    r.expect_code(3, "check");
     assert!(r.stdout.contains("UNSOUND"), "{}", r.stdout);
     assert!(
         r.stdout
@@ -412,8 +368,8 @@ fn a_projection_that_rejects_a_valid_payload_is_unsound_and_exits_three() {
     let mut json_args = args.to_vec();
     json_args.extend(["--format", "json"]);
     let r = run(&json_args);
-    r.expect_code(3);
-    let rows = r.json();
+    r.expect_code(3, "check");
+    let rows = r.json_array();
     assert_eq!(rows[0]["class"], "unsound");
     assert_eq!(
         rows[0]["unsound"][0]["original_node"],
@@ -425,9 +381,9 @@ fn a_projection_that_rejects_a_valid_payload_is_unsound_and_exits_three() {
 
 #[test]
 fn payloads_from_standard_input_and_folders() {
-    let text = std::fs::read_to_string(root().join(payload("valid-delete"))).unwrap();
+    let text = std::fs::read_to_string(support::root().join(payload("valid-delete"))).unwrap();
     let r = run_with(&[PYDANTIC, "-"], Some(&text));
-    r.expect_code(0);
+    r.expect_code(0, "check");
     assert!(
         r.stdout.contains("both-accept        <stdin>"),
         "{}",
@@ -436,8 +392,8 @@ fn payloads_from_standard_input_and_folders() {
 
     // A folder: every payload file in it.
     let r = run(&[PYDANTIC, PYDANTIC_PAYLOADS, "--format", "json"]);
-    r.expect_code(1);
-    assert_eq!(r.json().len(), 13);
+    r.expect_code(1, "check");
+    assert_eq!(r.json_array().len(), 13);
 
     // A multi-tool payload root: the subfolders say which tool.
     let r = run(&[
@@ -446,9 +402,9 @@ fn payloads_from_standard_input_and_folders() {
         "--format",
         "json",
     ]);
-    r.expect_code(1);
+    r.expect_code(1, "check");
     let tools: std::collections::BTreeSet<String> = r
-        .json()
+        .json_array()
         .iter()
         .map(|row| row["tool"].as_str().unwrap().to_owned())
         .collect();
@@ -462,7 +418,7 @@ fn a_multi_tool_manifest_needs_to_know_each_payloads_tool() {
     std::fs::write(&loose, r#"{"query": "x"}"#).unwrap();
     let loose = loose.to_str().unwrap();
     let r = run(&["samples/mcp-tools-list.json", loose]);
-    r.expect_code(2);
+    r.expect_code(2, "check");
     assert!(
         r.stderr.contains("which tool is this payload for?"),
         "{}",
@@ -478,7 +434,7 @@ fn a_multi_tool_manifest_needs_to_know_each_payloads_tool() {
         "--format",
         "json",
     ]);
-    assert_eq!(r.json()[0]["tool"], "search");
+    assert_eq!(r.json_array()[0]["tool"], "search");
 
     // A tool's own folder says which tool it is.
     let r = run(&[
@@ -487,7 +443,7 @@ fn a_multi_tool_manifest_needs_to_know_each_payloads_tool() {
         "--format",
         "json",
     ]);
-    let rows = r.json();
+    let rows = r.json_array();
     assert!(!rows.is_empty() && rows.iter().all(|row| row["tool"] == "search"));
 
     // `--tool` narrows discovery to that tool's folder.
@@ -498,12 +454,12 @@ fn a_multi_tool_manifest_needs_to_know_each_payloads_tool() {
         "--format",
         "json",
     ]);
-    let rows = r.json();
+    let rows = r.json_array();
     assert!(!rows.is_empty());
     assert!(rows.iter().all(|row| row["tool"] == "move_file"));
     assert_eq!(
         rows.len(),
-        payload_files(&root().join("samples/mcp-tools-list.payloads/move_file"))
+        payload_files(&support::root().join("samples/mcp-tools-list.payloads/move_file"))
     );
 }
 
@@ -513,7 +469,7 @@ fn usage_errors_exit_two() {
     let lonely = dir.path().join("lonely.json");
     std::fs::write(&lonely, r#"{"type": "object"}"#).unwrap();
     let r = run(&[lonely.to_str().unwrap()]);
-    r.expect_code(2);
+    r.expect_code(2, "check");
     assert!(
         r.stderr.contains("no payloads given and none found in"),
         "{}",
@@ -521,9 +477,9 @@ fn usage_errors_exit_two() {
     );
     assert!(r.stderr.contains("lonely.payloads"), "{}", r.stderr);
 
-    let schema = std::fs::read_to_string(root().join(PYDANTIC)).unwrap();
+    let schema = std::fs::read_to_string(support::root().join(PYDANTIC)).unwrap();
     let r = run_with(&["-", "-"], Some(&schema));
-    r.expect_code(2);
+    r.expect_code(2, "check");
     assert!(
         r.stderr.contains("standard input can be read only once"),
         "{}",
@@ -531,13 +487,13 @@ fn usage_errors_exit_two() {
     );
 
     let r = run_with(&["-"], Some(&schema));
-    r.expect_code(2);
+    r.expect_code(2, "check");
     assert!(r.stderr.contains("no payloads given"), "{}", r.stderr);
 
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     let r = run(&[PYDANTIC, empty.to_str().unwrap()]);
-    r.expect_code(2);
+    r.expect_code(2, "check");
     assert!(
         r.stderr
             .contains("no *.json or *.jsonl payloads in this folder"),
@@ -546,7 +502,7 @@ fn usage_errors_exit_two() {
     );
 
     let r = run(&[PYDANTIC, "no/such/payload.json"]);
-    r.expect_code(2);
+    r.expect_code(2, "check");
     assert!(
         r.stderr.contains("no/such/payload.json: cannot read"),
         "{}",
@@ -560,7 +516,7 @@ fn usage_errors_exit_two() {
     )
     .unwrap();
     let r = run(&[lonely.to_str().unwrap(), &payload("valid-delete")]);
-    r.expect_code(2);
+    r.expect_code(2, "check");
     assert!(
         r.stderr
             .contains("the original schema cannot be used for validation"),
@@ -579,9 +535,9 @@ fn unsound_wins_over_unreadable_wins_over_findings() {
     let (broken, bad) = (broken.to_str().unwrap(), bad.to_str().unwrap());
     let invalid = payload("invalid-missing-op");
     let valid = payload("valid-delete");
-    run(&[PYDANTIC, &invalid]).expect_code(1);
-    run(&[PYDANTIC, &invalid, bad]).expect_code(2);
-    run(&[PYDANTIC, "--projection-file", broken, &invalid, bad, &valid]).expect_code(3);
+    run(&[PYDANTIC, &invalid]).expect_code(1, "check");
+    run(&[PYDANTIC, &invalid, bad]).expect_code(2, "check");
+    run(&[PYDANTIC, "--projection-file", broken, &invalid, bad, &valid]).expect_code(3, "check");
 }
 
 #[test]
@@ -592,7 +548,7 @@ fn payload_text_cannot_drive_the_terminal() {
         &[PYDANTIC, "-"],
         Some(r#"{"op": {"action": "delete", "user_id": "\u009b31m"}}"#),
     );
-    r.expect_code(1);
+    r.expect_code(1, "check");
     assert!(!r.stdout.contains('\u{9b}'), "{:?}", r.stdout);
     assert!(r.stdout.contains("\\u{9b}31m"), "{}", r.stdout);
 }

@@ -4,17 +4,15 @@
 
 mod support;
 
+use support::cli::{run, run_with};
+
 use std::path::Path;
-use std::time::Duration;
 
 use schemalens::manifest;
 use schemalens::{Options, project_tool};
 use serde_json::{Value, json};
 
 const MODES: [&str; 2] = ["inline", "flat"];
-
-/// Generous: only there so that a hang fails the test instead of stalling CI.
-const HANG_GUARD: Duration = Duration::from_secs(20);
 
 const RULE_IDS: &[&str] = &[
     "ref-inline",
@@ -32,77 +30,6 @@ const RULE_IDS: &[&str] = &[
     "allof-merge",
     "soundness-guard",
 ];
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not JSON ({e}):\n{}",
-                &self.stdout[..self.stdout.len().min(2000)]
-            )
-        })
-    }
-
-    fn expect_code(&self, code: i32, what: &str) -> &Self {
-        assert!(
-            !self.stderr.contains("panicked"),
-            "{what}: the binary panicked:\n{}",
-            self.stderr
-        );
-        assert_eq!(
-            self.code,
-            Some(code),
-            "{what}: unexpected exit code; stderr:\n{}",
-            self.stderr
-        );
-        self
-    }
-
-    /// The first stderr line that reports the failure, for message assertions.
-    fn error_line(&self) -> &str {
-        self.stderr
-            .lines()
-            .find(|l| l.starts_with("error:"))
-            .unwrap_or_else(|| panic!("no `error:` line on stderr:\n{}", self.stderr))
-    }
-}
-
-fn command() -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_schemalens"));
-    cmd.current_dir(support::root()).timeout(HANG_GUARD);
-    cmd
-}
-
-fn run_with(args: &[&str], stdin: Option<&str>) -> Run {
-    let mut cmd = command();
-    cmd.args(args);
-    if let Some(text) = stdin {
-        cmd.write_stdin(text);
-    }
-    let started = std::time::Instant::now();
-    let output = cmd.output().expect("the binary starts");
-    // assert_cmd kills the child at the timeout and reports it only as a signal exit.
-    assert!(
-        started.elapsed() < HANG_GUARD,
-        "`schemalens {}` did not finish within {HANG_GUARD:?}",
-        args.join(" ")
-    );
-    Run {
-        code: output.status.code(),
-        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
-}
-
-fn run(args: &[&str]) -> Run {
-    run_with(args, None)
-}
 
 fn options(mode: &str) -> Options {
     match mode {

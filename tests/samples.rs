@@ -2,30 +2,16 @@
 //! the oracle: I-sound for `valid-*`, and the documented verdicts for `invalid-*` and
 //! `wrong-branch-*` (samples/README.md).
 
+mod common;
 mod support;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use schemalens::projection::Rule;
-use schemalens::{Mode, Options, Recursion, project_tool};
+use schemalens::{Mode, project_tool};
 use serde_json::Value;
 use support::Verdict;
-
-/// Both modes, with recursion unrolled (the default) and kept as `$defs` + `$ref`.
-fn configs() -> Vec<(&'static str, Options)> {
-    let make = |mode, recursion| Options {
-        mode,
-        recursion,
-        ..Options::default()
-    };
-    vec![
-        ("inline", make(Mode::Inline, Recursion::Unroll(3))),
-        ("flat", make(Mode::Flat, Recursion::Unroll(3))),
-        ("inline+keep", make(Mode::Inline, Recursion::Keep)),
-        ("flat+keep", make(Mode::Flat, Recursion::Keep)),
-    ]
-}
 
 fn validator(schema: &Value, what: &str) -> jsonschema::Validator {
     jsonschema::validator_for(schema)
@@ -53,7 +39,7 @@ fn payload_verdicts_match_the_readme() {
         for tool in &manifest.tools {
             let what = format!("{stem}/{}", tool.name);
             let mut merged_union = false;
-            let projections: Vec<(&str, bool, Value)> = configs()
+            let projections: Vec<(&str, bool, Value)> = common::configs(None)
                 .into_iter()
                 .map(|(label, options)| {
                     let p = project_tool(tool, &options)

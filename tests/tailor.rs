@@ -5,6 +5,8 @@
 
 mod support;
 
+use support::cli::run;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -178,26 +180,6 @@ fn sample_payloads_are_never_unsound_once_adapted() {
 
 // ---------------------------------------------------------------------------------------------
 // Through the binary
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let output = assert_cmd::Command::new(env!("CARGO_BIN_EXE_schemalens"))
-        .current_dir(support::root())
-        .timeout(std::time::Duration::from_secs(60))
-        .args(args)
-        .output()
-        .expect("the binary starts");
-    Run {
-        code: output.status.code(),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
-}
 
 const REPRO: &str = "samples/nested-union-pydantic.json";
 

@@ -1,8 +1,10 @@
-//! Helpers for the sample-driven suites (`cli_project`, `samples`).
+//! Helpers for the sample-driven suites (`cli_project`, `cli_check`, `samples`, `tailor`).
 //!
 //! Each integration test is its own crate and uses only part of this module, hence the
 //! module-wide `dead_code` allowance rather than one per item.
 #![allow(dead_code)]
+
+pub mod cli;
 
 use std::path::{Path, PathBuf};
 
