@@ -222,3 +222,17 @@ pub fn replace_at(document: &mut Value, pointer: &str, with: Value) {
         .unwrap_or_else(|| panic!("no value at {pointer:?}"));
     *slot = with;
 }
+
+/// The real-manifest corpus (`<root>/mcp/<server>.json` and `<server>.cases.json`), when
+/// `SCHEMALENS_CORPUS` points at it (`.ci/run` sets it when `../shared/corpus` exists). Suites
+/// that need it print that they skipped and pass when it is absent, so the project's own tests
+/// stand on their own.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let root = PathBuf::from(std::env::var_os("SCHEMALENS_CORPUS")?);
+    assert!(
+        root.join("mcp").is_dir(),
+        "SCHEMALENS_CORPUS must point at a corpus folder with an mcp/ subfolder: {}",
+        root.display()
+    );
+    Some(root)
+}
