@@ -11,7 +11,9 @@ pub mod watch;
 
 pub use projection::{Mode, Options, Projection, ProjectionError, Recursion, project};
 
+use lint::Profile;
 use manifest::{SchemaDialect, Tool};
+use projection::Tailored;
 
 /// Projects a tool's parameter schema in the dialect its manifest declares (Gemini
 /// `parameters` are OpenAPI 3.0 Schema Objects, where `nullable` means something).
@@ -21,4 +23,15 @@ pub fn project_tool(tool: &Tool, options: &Options) -> Result<Projection, Projec
         options.draft = Some(schema::Draft::OpenApi30);
     }
     project(&tool.schema, &options)
+}
+
+/// What `project --provider` sends: the tool's projection made for `profile` and tailored to it
+/// (see [`projection::tailor`]).
+pub fn tailor_tool(
+    tool: &Tool,
+    options: &Options,
+    profile: Profile,
+) -> Result<Tailored, ProjectionError> {
+    let projection = project_tool(tool, options)?;
+    Ok(projection::tailor(projection, profile))
 }

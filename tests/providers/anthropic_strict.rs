@@ -1,0 +1,335 @@
+//! Anthropic tools with `strict: true`. The observed errors (providers.md §1c, §4) are firm; the
+//! list of what strict mode supports is second-hand (§1c, [2nd]) and followed as written.
+
+use serde_json::Value;
+
+use super::{
+    Basis, Hit, Place, Rule, formats_outside, has_lookaround, is_object, keywords_outside,
+    name_problem, present, recursive_refs, schemas_where, types,
+};
+
+const SECOND_HAND: &str = "providers.md §1c: strict-mode JSON Schema limitations [2nd]";
+
+/// What the second-hand list says strict mode supports, plus annotations.
+const SUPPORTED: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "anyOf",
+    "allOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "format",
+    "minItems",
+    "pattern",
+    "description",
+    "title",
+    "default",
+    "examples",
+    "$comment",
+    "$schema",
+];
+
+/// Named as unsupported by the list; reported by their own rule.
+const UNSUPPORTED: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "prefixItems",
+];
+
+const FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+pub static RULES: &[Rule] = &[
+    Rule {
+        id: "root-type",
+        basis: Basis::Observed,
+        source: "providers.md §4: lidge-jun/opencodex#75",
+        says: "tools.0.custom.input_schema.type: Field required ({detail})",
+        check: |d| match d.root.get("type") {
+            Some(Value::String(t)) if t == "object" => Vec::new(),
+            Some(t) => vec![Hit::new("", t.to_string())],
+            None => vec![Hit::new("", "missing")],
+        },
+    },
+    Rule {
+        id: "root-union",
+        basis: Basis::Observed,
+        source: "providers.md §4: anthropics/claude-code#5319",
+        says: "tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level",
+        check: |d| {
+            ["anyOf", "oneOf", "allOf"]
+                .iter()
+                .filter(|k| d.root.get(**k).is_some())
+                .map(|k| Hit::new("", *k))
+                .collect()
+        },
+    },
+    Rule {
+        id: "draft-2020-12",
+        basis: Basis::Observed,
+        source: "providers.md §1c, §4: anthropics/claude-code#63673, Dokploy/mcp#74, kintone/mcp-server#553",
+        says: "tools.0.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 ({detail})",
+        check: |d| match jsonschema::draft202012::meta::validate(d.root) {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![Hit::new(e.instance_path().as_str(), e.to_string())],
+        },
+    },
+    Rule {
+        id: "additional-properties",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{at}: additionalProperties must be false on every object",
+        check: |d| {
+            schemas_where(d, |_, m| {
+                is_object(m) && m.get("additionalProperties") != Some(&Value::Bool(false))
+            })
+        },
+    },
+    Rule {
+        id: "unsupported-keyword",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{at}: '{detail}' is not supported in strict mode",
+        check: |d| present(d, UNSUPPORTED),
+    },
+    Rule {
+        id: "unlisted-keyword",
+        basis: Basis::Conservative,
+        source: SECOND_HAND,
+        says: "{at}: '{detail}' is not among the keywords strict mode supports",
+        check: |d| {
+            let mut hits = Vec::new();
+            for (n, m) in d.maps() {
+                for k in keywords_outside(m, SUPPORTED) {
+                    if !UNSUPPORTED.contains(&k.as_str()) {
+                        hits.push(Hit::new(&n.at, k));
+                    }
+                }
+            }
+            hits
+        },
+    },
+    Rule {
+        id: "min-items",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{at}: minItems {detail}: only 0 or 1 is supported",
+        check: |d| {
+            d.maps()
+                .filter_map(|(n, m)| {
+                    let v = m.get("minItems")?;
+                    (v.as_u64().is_none_or(|x| x > 1)).then(|| Hit::new(&n.at, v.to_string()))
+                })
+                .collect()
+        },
+    },
+    Rule {
+        id: "format",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{at}: format \"{detail}\" is not supported",
+        check: |d| formats_outside(d, FORMATS),
+    },
+    Rule {
+        id: "pattern",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{at}: pattern uses {detail}, which strict mode does not support",
+        check: |d| {
+            d.maps()
+                .filter_map(|(n, m)| {
+                    let p = m.get("pattern")?.as_str()?;
+                    complex_regex(p).map(|what| Hit::new(&n.at, what))
+                })
+                .collect()
+        },
+    },
+    Rule {
+        id: "recursion",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{at}: recursive schemas are not supported ($ref {detail})",
+        check: recursive_refs,
+    },
+    Rule {
+        id: "external-ref",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{at}: external $ref {detail} is not supported",
+        check: |d| {
+            d.maps()
+                .filter_map(|(n, m)| {
+                    let r = m.get("$ref")?.as_str()?;
+                    (!r.starts_with('#')).then(|| Hit::new(&n.at, r))
+                })
+                .collect()
+        },
+    },
+    Rule {
+        id: "allof-ref",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{at}: allOf with $ref is not supported",
+        check: |d| {
+            schemas_where(d, |_, m| {
+                m.get("allOf")
+                    .and_then(Value::as_array)
+                    .is_some_and(|parts| parts.iter().any(|p| p.get("$ref").is_some()))
+            })
+        },
+    },
+    Rule {
+        id: "enum-primitive",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{at}: enum value {detail}: only primitive values are supported",
+        check: |d| {
+            let mut hits = Vec::new();
+            for (n, m) in d.maps() {
+                if let Some(Value::Array(values)) = m.get("enum") {
+                    for v in values.iter().filter(|v| v.is_object() || v.is_array()) {
+                        hits.push(Hit::new(&n.at, v.to_string()));
+                    }
+                }
+            }
+            hits
+        },
+    },
+    Rule {
+        id: "object-properties",
+        basis: Basis::Unconfirmed,
+        source: "providers.md §1c: ax-llm/ax#459 (arbitrary JSON objects)",
+        says: "{at}: objects without properties are not supported",
+        check: |d| {
+            schemas_where(d, |_, m| {
+                is_object(m) && !m.get("properties").is_some_and(Value::is_object)
+            })
+        },
+    },
+    Rule {
+        id: "untyped",
+        basis: Basis::Sdk,
+        source: "providers.md §1c: anthropic-sdk-python transform_schema",
+        says: "Schema must have a 'type', 'enum', 'anyOf', 'oneOf', or 'allOf' field. (at {at})",
+        check: |d| {
+            const STAND_INS: &[&str] = &["type", "enum", "anyOf", "oneOf", "allOf", "$ref"];
+            d.nodes
+                .iter()
+                .filter(|n| n.place != Place::Other)
+                .filter(|n| {
+                    !n.map()
+                        .is_some_and(|m| STAND_INS.iter().any(|k| m.contains_key(*k)))
+                })
+                .map(|n| Hit::new(&n.at, ""))
+                .collect()
+        },
+    },
+    Rule {
+        id: "limit-optional",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{detail} optional parameters; at most 24 across the strict tools of a request",
+        check: |d| {
+            let count: usize = d
+                .maps()
+                .filter_map(|(_, m)| {
+                    let props = m.get("properties")?.as_object()?;
+                    let required = m.get("required").and_then(Value::as_array);
+                    Some(
+                        props
+                            .keys()
+                            .filter(|k| {
+                                !required.is_some_and(|r| r.iter().any(|x| x.as_str() == Some(k)))
+                            })
+                            .count(),
+                    )
+                })
+                .sum();
+            if count > 24 {
+                vec![Hit::new("", count.to_string())]
+            } else {
+                Vec::new()
+            }
+        },
+    },
+    Rule {
+        id: "limit-unions",
+        basis: Basis::SecondHand,
+        source: SECOND_HAND,
+        says: "{detail} parameters use anyOf or type arrays; at most 16 across the strict tools of a request",
+        check: |d| {
+            let count = d
+                .nodes
+                .iter()
+                .filter(|n| n.place == Place::Property)
+                .filter_map(|n| n.map())
+                .filter(|m| m.contains_key("anyOf") || types(m).len() > 1)
+                .count();
+            if count > 16 {
+                vec![Hit::new("", count.to_string())]
+            } else {
+                Vec::new()
+            }
+        },
+    },
+    Rule {
+        id: "tool-name",
+        basis: Basis::Observed,
+        source: "providers.md §4: home-assistant/core#147760",
+        says: "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$' ({detail})",
+        check: |d| {
+            d.name
+                .and_then(|n| name_problem(n, "_-", 128, false))
+                .map(|p| vec![Hit::new("", p)])
+                .unwrap_or_default()
+        },
+    },
+];
+
+/// Regex features the list calls complex: lookaround, backreferences, word boundaries.
+fn complex_regex(p: &str) -> Option<&'static str> {
+    if has_lookaround(p) {
+        return Some("lookaround");
+    }
+    let b = p.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'\\' {
+            match b[i + 1] {
+                b'1'..=b'9' | b'k' => return Some("a backreference"),
+                b'b' | b'B' => return Some("a word boundary"),
+                _ => {}
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
