@@ -3,6 +3,7 @@
 
 pub mod lint;
 pub mod manifest;
+pub mod mcp;
 pub mod pointer;
 pub mod projection;
 pub mod schema;

@@ -5,6 +5,7 @@ mod check;
 mod explain;
 mod input;
 mod lint;
+mod mcp;
 mod project;
 
 use std::path::PathBuf;
@@ -24,6 +25,8 @@ pub mod exit {
     pub const INPUT: u8 = 2;
     /// `check`: the projection rejects a payload the original accepts (I-sound broken).
     pub const UNSOUND: u8 = 3;
+    /// `mcp`: the server could not be reached, failed, or did not speak MCP.
+    pub const SERVER: u8 = 4;
 }
 
 #[derive(Parser, Debug)]
@@ -66,6 +69,9 @@ pub enum Command {
     /// Lint for providers: what each rejects or drops, in the original and the projection.
     #[command(after_help = lint::LINT_HELP)]
     Lint(lint::LintArgs),
+    /// A live MCP server: `mcp list` prints or saves its tool list; `mcp` alone opens the
+    /// inspector on it (`-- COMMAND [ARGS…]` starts it, `--url URL` connects to it).
+    Mcp(mcp::McpArgs),
 }
 
 const CHECK_HELP: &str = "Payloads: JSON files, `-` for standard input, folders (every *.json and *.jsonl in them), .jsonl files (one payload a line, reported by line number). Without payloads, the ones beside the manifest: <stem>.payloads/ (one subfolder per tool name for a manifest with several tools).
@@ -249,6 +255,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Explain(args)) => explain::run(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Lint(args)) => lint::run(&args),
+        Some(Command::Mcp(args)) => mcp::run(args),
         None if cli.files.is_empty() => {
             let _ = <Cli as clap::CommandFactory>::command().print_help();
             Err(Failure::input(

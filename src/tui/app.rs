@@ -39,6 +39,9 @@ pub struct Source {
     pub hash: Option<u64>,
     /// Why the newest version on disk is not the one shown (the last good one stays).
     pub stale: Option<Stale>,
+    /// The payload folder when it is not the one beside `path` (a live server has no file;
+    /// `schemalens mcp --payloads DIR` names it).
+    pub payload_dir: Option<PathBuf>,
 }
 
 impl Source {
@@ -54,7 +57,20 @@ impl Source {
             file: None,
             hash: None,
             stale: None,
+            payload_dir: None,
         }
+    }
+
+    /// Where this manifest's payloads are: the named folder, else `<stem>.payloads/` beside
+    /// the file; none for standard input.
+    pub fn payload_folder(&self) -> Option<PathBuf> {
+        if self.payload_dir.is_some() {
+            return self.payload_dir.clone();
+        }
+        if self.path == manifest::STDIN_ORIGIN {
+            return None;
+        }
+        schemalens::validate::discover::payload_dir(Path::new(&self.path))
     }
 }
 
@@ -310,6 +326,8 @@ pub struct App {
     pub cache: RefCell<ProjectionCache>,
     /// Following the files: the watcher's state, payload texts it read, the last save.
     pub live: Live,
+    /// The live MCP server, when the inspector runs on one (`schemalens mcp`).
+    pub server: Option<super::server::ServerView>,
 }
 
 fn load(path: &Path) -> Source {
@@ -387,6 +405,7 @@ impl App {
             quit: false,
             cache: RefCell::new(ProjectionCache::new()),
             live: Live::default(),
+            server: None,
         };
         app.show_cursor_entry();
         app
@@ -548,7 +567,7 @@ impl App {
         };
         let tools = source.manifest.as_ref().map_or(1, |m| m.tools.len());
         let (Some(path), Some(projection)) = (
-            payloads::new_payload_path(&source.path, &tool.name, tools),
+            payloads::new_payload_path(source.payload_folder(), &tool.name, tools),
             &view.projection,
         ) else {
             self.message = Some(
@@ -573,7 +592,7 @@ impl App {
         if let Some(Entry::Tool { source, .. }) = self.entries.get(entry).copied() {
             let s = &mut self.sources[source];
             if let Ok(m) = &s.manifest {
-                s.payload_files = payloads::discover_for(&s.path, m);
+                s.payload_files = payloads::discover_in(s.payload_folder(), m);
             }
         }
         let (Some((source, tool)), Some(Entry::Tool { tool: index, .. })) =
@@ -1390,6 +1409,10 @@ pub fn update(app: &mut App, action: Action) {
         lint_list(app, action);
         return;
     }
+    if app.overlay == Some(Overlay::ConfirmCall) {
+        app.confirm_keys(action);
+        return;
+    }
     if action == Action::ModelView && app.overlay.is_some() {
         // `w` leads to the model view from any screen, and out of it again.
         if matches!(app.overlay, Some(Overlay::Model { .. })) {
@@ -1637,6 +1660,10 @@ pub fn update(app: &mut App, action: Action) {
             }
             app.reload_payloads(path.as_deref());
         }
+        Action::Reconnect => app.request_reconnect(),
+        Action::CallPayload => app.ask_call(),
+        // Only the call confirmation sends.
+        Action::ConfirmCall => {}
         Action::NextTool => app.move_cursor(1),
         Action::PrevTool => app.move_cursor(-1),
         Action::Click { column, row } => app.click(column, row),

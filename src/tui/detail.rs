@@ -24,7 +24,8 @@ const MAX_JSON_NODES: usize = 2;
 const MAX_POINTERS: usize = 4;
 
 pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
-    let mut out = stale_lines(app);
+    let mut out = super::server::detail_lines(app);
+    out.extend(stale_lines(app));
     out.extend(body(app, width));
     out
 }
@@ -37,11 +38,12 @@ fn stale_lines(app: &App) -> Vec<Line<'static>> {
     };
     match (&source.stale, &source.manifest) {
         (Some(stale), Ok(_)) => {
-            let mut lines = error_text(
-                app,
-                "The newest save cannot be used; this is the last good version",
-                &stale.describe(&source.path),
-            );
+            let heading = if app.server.is_some() {
+                "The server's newest tool list cannot be used; this is the last good one"
+            } else {
+                "The newest save cannot be used; this is the last good version"
+            };
+            let mut lines = error_text(app, heading, &stale.describe(&source.path));
             lines.push(Line::from(""));
             lines
         }
@@ -53,7 +55,13 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = app.theme;
     if app.detail_of == DetailOf::Payload && matches!(app.focus, Pane::Payloads | Pane::Detail) {
         return match app.payload_row() {
-            Some(row) => payloads::detail_lines(row, app.options.mode, theme),
+            Some(row) => {
+                let mut lines = payloads::detail_lines(row, app.options.mode, theme);
+                if let Some((_, tool)) = app.view.as_ref().and_then(|v| app.tool(v.entry)) {
+                    lines.extend(super::server::call_lines(app, &tool.name, row));
+                }
+                lines
+            }
             None => vec![Line::from(
                 "No payloads for this tool. n writes a new one from the skeleton and opens it in $EDITOR.",
             )],
@@ -61,7 +69,11 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     }
     let Some(view) = &app.view else {
         return match app.current_entry().and_then(|e| app.problem(e)) {
-            Some(problem) => error_text(app, "This file could not be used", &problem),
+            Some(problem) => error_text(
+                app,
+                super::server::problem_heading(app).unwrap_or("This file could not be used"),
+                &problem,
+            ),
             None => vec![Line::from("Nothing selected.")],
         };
     };

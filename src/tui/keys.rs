@@ -32,6 +32,12 @@ pub enum Action {
     Jump,
     /// The event loop ran the editor: payload files may have changed.
     PayloadsChanged,
+    /// Live server: connect again (a stdio server is restarted).
+    Reconnect,
+    /// Live server: ask to send the selected payload with `tools/call`.
+    CallPayload,
+    /// In the call confirmation: send it.
+    ConfirmCall,
     FocusNext,
     FocusPrev,
     Up,
@@ -196,6 +202,8 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Overlay, &[k('w')], A::ModelView, "Ollama's model view: open it, or close it", None),
     b(S::Overlay, &[code(C::Enter)], A::Jump, "lint list: go to the selected finding's node", None),
     b(S::Overlay, &[k('p')], A::CycleProfile, "lint list: show the next provider", None),
+    b(S::Overlay, &[k('y')], A::ConfirmCall, "call confirmation: send the call to the server", None),
+    b(S::Overlay, &[k('n')], A::CloseOverlay, "call confirmation: do not send it", None),
     b(S::Overlay, &[k('j'), code(C::Down)], A::Down, "scroll down (lint list: next finding)", None),
     b(S::Overlay, &[k('k'), code(C::Up)], A::Up, "scroll up (lint list: previous finding)", None),
     b(S::Overlay, &[code(C::PageDown), k(' '), Key { code: C::Char('d'), ctrl: true }], A::PageDown, "scroll a page down", None),
@@ -215,6 +223,7 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Payloads, &[code(C::Enter), k('l'), code(C::Right)], A::GotoRejecting, "go to the first node that rejects the payload", Some("to error")),
     b(S::Payloads, &[k('e')], A::EditPayload, "edit the payload in $EDITOR, then check it again", Some("edit")),
     b(S::Payloads, &[k('n')], A::NewPayload, "new payload from the generated skeleton, opened in $EDITOR", Some("new")),
+    b(S::Payloads, &[k('x')], A::CallPayload, "live server: send this payload with tools/call, after asking", None),
     // Trees.
     b(S::Trees, &[k('h'), code(C::Left)], A::Left, "fold the node, or go to its parent", Some("fold")),
     b(S::Trees, &[k('l'), code(C::Right)], A::Right, "unfold the node, or go to its first child", Some("unfold")),
@@ -245,6 +254,7 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Global, &[k('Y')], A::YankSchema, "copy the tool's whole projected schema", None),
     b(S::Global, &[k('#')], A::YankPointer, "copy the selected node's pointer", None),
     b(S::Global, &[k('w')], A::ModelView, "what an Ollama model sees: the keys its Go structs drop, then the rest", None),
+    b(S::Global, &[k('r')], A::Reconnect, "live server: reconnect (a stdio server is started again)", None),
     b(S::Global, &[k('?')], A::Help, "show this help", Some("help")),
     b(S::Global, &[k('q'), code(C::Esc), Key { code: C::Char('c'), ctrl: true }], A::Quit, "quit", Some("quit")),
 ];

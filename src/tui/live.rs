@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use schemalens::manifest::{self, Manifest};
-use schemalens::validate::discover::{payload_dir, tool_subdir};
+use schemalens::mcp::McpEvent;
+use schemalens::validate::discover::tool_subdir;
 use schemalens::watch::{Target, WatchConfig, WatchEvent};
 
 use super::app::{App, Entry, Kept, entries_of, update};
@@ -30,6 +31,8 @@ pub enum Msg {
     Action(Action),
     Watch(WatchEvent),
     Tick(Instant),
+    /// An event of the live server's session with this generation (see `server`).
+    Mcp(u64, McpEvent),
 }
 
 /// Applies one message: the entry point of the event loop.
@@ -38,6 +41,7 @@ pub fn handle(app: &mut App, msg: Msg) {
         Msg::Action(action) => update(app, action),
         Msg::Watch(event) => app.on_watch(event, Instant::now()),
         Msg::Tick(now) => app.tick(now),
+        Msg::Mcp(generation, event) => app.on_mcp(generation, event, Instant::now()),
     }
 }
 
@@ -281,7 +285,7 @@ impl App {
     fn source_of_payload(&self, path: &Path) -> Option<usize> {
         let parent = path.parent()?;
         self.sources.iter().position(|s| {
-            let Some(dir) = s.file.as_deref().and_then(payload_dir) else {
+            let Some(dir) = s.payload_folder() else {
                 return false;
             };
             parent == dir || parent.parent() == Some(dir.as_path())
@@ -292,9 +296,12 @@ impl App {
     pub fn watch_targets(&self) -> Vec<Target> {
         let mut out = Vec::new();
         for source in &self.sources {
-            let Some(file) = &source.file else { continue };
-            out.push(Target::file(file));
-            let Some(dir) = payload_dir(file) else {
+            if let Some(file) = &source.file {
+                out.push(Target::file(file));
+            } else if source.payload_dir.is_none() {
+                continue;
+            }
+            let Some(dir) = source.payload_folder() else {
                 continue;
             };
             if let Ok(m) = &source.manifest {
@@ -321,7 +328,7 @@ impl App {
         }
     }
 
-    fn clear_marks(&mut self) {
+    pub(super) fn clear_marks(&mut self) {
         self.live.marked_at = None;
         self.live.changed_tools.clear();
         if let Some(view) = &mut self.view {
@@ -375,7 +382,7 @@ impl App {
     }
 
     /// The newest version cannot be used: what is shown stays, and says why.
-    fn keep_last_good(&mut self, i: usize, hash: Option<u64>, stale: Stale) {
+    pub(super) fn keep_last_good(&mut self, i: usize, hash: Option<u64>, stale: Stale) {
         let source = &mut self.sources[i];
         if hash.is_some() {
             source.hash = hash;
@@ -387,7 +394,7 @@ impl App {
         source.stale = Some(stale);
     }
 
-    fn apply_manifest(&mut self, i: usize, m: Manifest, hash: u64, now: Instant) {
+    pub(super) fn apply_manifest(&mut self, i: usize, m: Manifest, hash: u64, now: Instant) {
         let source = &mut self.sources[i];
         if source
             .manifest
@@ -425,7 +432,7 @@ impl App {
             Ok(old) => changed_tools(old, &m),
             Err(_) => m.tools.iter().map(|t| t.name.clone()).collect(),
         };
-        let payload_files = payloads::discover_for(&self.sources[i].path, &m);
+        let payload_files = payloads::discover_in(self.sources[i].payload_folder(), &m);
         let source = &mut self.sources[i];
         let old_manifest = std::mem::replace(&mut source.manifest, Ok(m));
         source.hash = Some(hash);
@@ -580,7 +587,7 @@ impl App {
         } else {
             let source = &mut self.sources[i];
             if let Ok(m) = &source.manifest {
-                source.payload_files = payloads::discover_for(&source.path, m);
+                source.payload_files = payloads::discover_in(source.payload_folder(), m);
             }
         }
     }

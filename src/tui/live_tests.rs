@@ -81,18 +81,19 @@ fn save(f: &mut Fixture, doc: &Value) {
     handle(&mut f.app, changed(&f.path, &bytes));
 }
 
-fn pointer(app: &App, side: Side) -> String {
+pub(super) fn pointer(app: &App, side: Side) -> String {
     app.selected_pointer(side).unwrap_or("?").to_owned()
 }
 
-fn change_at(app: &App, side: Side, at: &str) -> Option<Change> {
+pub(super) fn change_at(app: &App, side: Side, at: &str) -> Option<Change> {
     let pane = app.view.as_ref()?.pane(side);
     let id = pane.tree.find(at)?;
     pane.changes.marks.get(&id).copied()
 }
 
-/// The screen, with the temporary folder (different on every run) cut from the paths.
-fn screen(app: &App) -> String {
+/// The screen, with the temporary folder (different on every run) cut from the paths. Shared
+/// with `server_tests`.
+pub(super) fn screen(app: &App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
     terminal.draw(|f| render(app, f)).unwrap();
     let text = terminal.backend().to_string();
@@ -107,7 +108,7 @@ fn screen(app: &App) -> String {
     }
 }
 
-fn status_line(app: &App) -> String {
+pub(super) fn status_line(app: &App) -> String {
     screen(app)
         .lines()
         .last()
@@ -117,7 +118,7 @@ fn status_line(app: &App) -> String {
         .to_owned()
 }
 
-fn detail_text(app: &App) -> String {
+pub(super) fn detail_text(app: &App) -> String {
     detail::lines(app, 100)
         .iter()
         .map(|l| {
@@ -130,7 +131,7 @@ fn detail_text(app: &App) -> String {
         .join("\n")
 }
 
-fn snap(name: &str, value: impl std::fmt::Display) {
+pub(super) fn snap(name: &str, value: impl std::fmt::Display) {
     let mut settings = insta::Settings::clone_current();
     settings.set_prepend_module_to_snapshot(false);
     settings.set_snapshot_path("snapshots");

@@ -12,14 +12,17 @@ pub mod live;
 mod overlay;
 mod payloads;
 pub mod render;
+pub mod server;
 #[cfg(test)]
 mod svg;
-mod text;
+pub(crate) mod text;
 pub mod theme;
 pub mod tree;
 
 #[cfg(test)]
 mod live_tests;
+#[cfg(test)]
+mod server_tests;
 #[cfg(test)]
 mod tests;
 
@@ -45,7 +48,9 @@ use ratatui::backend::CrosstermBackend;
 pub use app::App;
 use keys::Action;
 use live::{Msg, WatchMode};
+use schemalens::mcp::{McpEvent, ServerSpec, Session};
 use schemalens::watch::{Target, WatchConfig, WatchEvent, Watcher};
+use server::ServerRequest;
 use theme::Theme;
 
 /// How the inspector starts.
@@ -75,29 +80,117 @@ impl Default for TuiOptions {
 /// Runs the inspector on `files` until the user quits. The terminal is restored on return, on
 /// error and on panic (raw mode, alternate screen and mouse capture).
 pub fn run(files: Vec<PathBuf>, opts: TuiOptions) -> color_eyre::Result<()> {
+    needs_terminal()?;
+    let theme = Theme { color: opts.color };
+    let app = App::load(&files, opts.projection.clone(), theme, opts.mouse);
+    run_app(app, opts, None)
+}
+
+/// A live MCP server to inspect, and where its payloads are kept.
+#[derive(Debug, Clone)]
+pub struct LiveServer {
+    pub spec: ServerSpec,
+    pub config: schemalens::mcp::Config,
+    pub payloads: PathBuf,
+}
+
+/// Runs the inspector on a live server until the user quits; the server is stopped then.
+pub fn run_server(server: LiveServer, opts: TuiOptions) -> color_eyre::Result<()> {
+    needs_terminal()?;
+    let theme = Theme { color: opts.color };
+    let app = App::live(
+        &server.spec,
+        server.payloads.clone(),
+        opts.projection.clone(),
+        theme,
+        opts.mouse,
+    );
+    run_app(app, opts, Some(server))
+}
+
+fn needs_terminal() -> color_eyre::Result<()> {
     if !io::stdout().is_terminal() {
         bail!(
             "the inspector needs a terminal; for scripts use a subcommand such as `schemalens project FILE` or `schemalens explain FILE`"
         );
     }
-    let theme = Theme { color: opts.color };
-    let mut app = App::load(&files, opts.projection, theme, opts.mouse);
+    Ok(())
+}
 
+fn run_app(mut app: App, opts: TuiOptions, server: Option<LiveServer>) -> color_eyre::Result<()> {
     let (tx, rx) = mpsc::channel();
     let mut watch = Watch::start(&mut app, opts.watch, &tx);
+    let mut link = ServerLink::new(server, tx.clone());
+    link.connect(&mut app);
     let hook = install_panic_hook(opts.mouse);
     let result = (|| {
         let _guard = TerminalGuard::enter(opts.mouse)?;
         let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
         terminal.clear()?;
         let input = Input::spawn(tx);
-        let result = event_loop(&mut terminal, &mut app, &rx, &input, &mut watch);
+        let result = event_loop(&mut terminal, &mut app, &rx, &input, &mut watch, &mut link);
         input.stop();
         result
     })();
     drop(watch);
     restore_panic_hook(hook);
+    // After the terminal is back: stopping a server can take a moment.
+    drop(link);
     result
+}
+
+/// The session with the live server, owned by the event loop; `update` asks for calls and
+/// reconnects through [`App::server_requests`].
+struct ServerLink {
+    server: Option<LiveServer>,
+    session: Option<Session>,
+    generation: u64,
+    tx: Sender<AppEvent>,
+}
+
+impl ServerLink {
+    fn new(server: Option<LiveServer>, tx: Sender<AppEvent>) -> ServerLink {
+        ServerLink {
+            server,
+            session: None,
+            generation: 0,
+            tx,
+        }
+    }
+
+    /// Starts a new session; the old one is closed on a thread of its own (stopping a server
+    /// can take a second) and its late events are ignored by generation.
+    fn connect(&mut self, app: &mut App) {
+        let Some(server) = &self.server else { return };
+        self.generation += 1;
+        let (tx, generation) = (self.tx.clone(), self.generation);
+        let session = Session::start(server.spec.clone(), server.config, move |event| {
+            let _ = tx.send(AppEvent::Mcp(generation, event));
+        });
+        if let Some(old) = self.session.replace(session) {
+            std::thread::spawn(move || drop(old));
+        }
+        if let Some(view) = &mut app.server {
+            view.connecting(generation);
+        }
+    }
+
+    fn serve(&mut self, app: &mut App) {
+        for request in app.server_requests() {
+            match request {
+                ServerRequest::Reconnect => self.connect(app),
+                ServerRequest::Call(call) => {
+                    let Some(session) = &mut self.session else {
+                        continue;
+                    };
+                    let id = session.call(&call.key.tool, call.arguments.clone());
+                    if let Some(view) = &mut app.server {
+                        view.sent(id, call.key, call.arguments);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What reaches the event loop, on one channel, so that one thread owns the [`App`].
@@ -105,6 +198,8 @@ pub fn run(files: Vec<PathBuf>, opts: TuiOptions) -> color_eyre::Result<()> {
 pub enum AppEvent {
     Terminal(Event),
     Watch(WatchEvent),
+    /// From the live server's session of this generation.
+    Mcp(u64, McpEvent),
     /// Reading the terminal failed; the loop ends with this error.
     InputFailed(io::Error),
 }
@@ -198,7 +293,10 @@ impl Watch {
             failed: BTreeMap::new(),
             retried: Instant::now(),
         };
-        let followed = app.sources.iter().any(|s| s.file.is_some());
+        let followed = app
+            .sources
+            .iter()
+            .any(|s| s.file.is_some() || s.payload_dir.is_some());
         let Some(config) = config.filter(|_| followed) else {
             app.live.mode = WatchMode::Off;
             return watch;
@@ -273,6 +371,7 @@ fn event_loop(
     rx: &Receiver<AppEvent>,
     input: &Input,
     watch: &mut Watch,
+    link: &mut ServerLink,
 ) -> color_eyre::Result<()> {
     let size = terminal.size()?;
     app::update(
@@ -287,7 +386,11 @@ fn event_loop(
         if app.quit {
             return Ok(());
         }
-        let deadline = [app.deadline(), watch.deadline()]
+        // The frame that shows a `list_changed` is on screen: its delay is shown at once.
+        if app.server.as_mut().is_some_and(|s| s.drawn(Instant::now())) {
+            continue;
+        }
+        let deadline = [app.deadline(), watch.deadline(), app.server_deadline()]
             .into_iter()
             .flatten()
             .min();
@@ -310,6 +413,9 @@ fn event_loop(
                     }
                 }
                 Some(AppEvent::Watch(ev)) => live::handle(app, Msg::Watch(ev)),
+                Some(AppEvent::Mcp(generation, ev)) => {
+                    live::handle(app, Msg::Mcp(generation, ev));
+                }
                 Some(AppEvent::InputFailed(e)) => {
                     return Err(e).wrap_err("reading a terminal event");
                 }
@@ -325,6 +431,7 @@ fn event_loop(
                     app.message = Some(format!("editor: {e}"));
                 }
             }
+            link.serve(app);
             if app.quit {
                 break;
             }

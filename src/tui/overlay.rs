@@ -43,6 +43,9 @@ pub enum Overlay {
         original: Vec<Line<'static>>,
         projection: Vec<Line<'static>>,
     },
+    /// Asks before a payload is sent to the live server (what is asked is the server view's
+    /// pending call).
+    ConfirmCall,
 }
 
 impl Overlay {
@@ -53,6 +56,7 @@ impl Overlay {
             | Overlay::Rules { scroll, .. }
             | Overlay::Model { scroll, .. } => *scroll,
             Overlay::Lint { offset, .. } => (*offset).min(u16::MAX as usize) as u16,
+            Overlay::ConfirmCall => 0,
         }
     }
 
@@ -63,7 +67,7 @@ impl Overlay {
             | Overlay::Rules { scroll, .. }
             | Overlay::Model { scroll, .. } => *scroll = value,
             // The lint list scrolls with its selection (see `update`).
-            Overlay::Lint { .. } => {}
+            Overlay::Lint { .. } | Overlay::ConfirmCall => {}
         }
     }
 
@@ -76,6 +80,7 @@ impl Overlay {
             Overlay::Model { .. } => {
                 " What an Ollama model sees: its Go structs drop every other key "
             }
+            Overlay::ConfirmCall => " Call the tool on the server? ",
         }
     }
 }
@@ -102,13 +107,16 @@ pub fn max_scroll(app: &App, overlay: &Overlay, area: Rect) -> u16 {
             projection,
             ..
         } => original.len().max(projection.len()),
-        Overlay::Lint { .. } => 0,
+        Overlay::Lint { .. } | Overlay::ConfirmCall => 0,
     };
     rows.saturating_sub(inner.height as usize)
         .min(u16::MAX as usize) as u16
 }
 
 pub fn render(app: &App, overlay: &Overlay, frame: &mut Frame) {
+    if *overlay == Overlay::ConfirmCall {
+        return super::server::render_confirm(app, frame);
+    }
     let area = frame_area(frame.area());
     let scroll = overlay.scroll().min(max_scroll(app, overlay, frame.area()));
     let title = match (overlay, app.profile) {
@@ -147,6 +155,7 @@ pub fn render(app: &App, overlay: &Overlay, frame: &mut Frame) {
         Overlay::Lint { selected, offset } => {
             super::lint::render_list(app, *selected, *offset, frame, area, block)
         }
+        Overlay::ConfirmCall => {}
         Overlay::Json {
             original,
             projection,

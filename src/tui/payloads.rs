@@ -60,6 +60,15 @@ pub fn discover_for(path: &str, manifest: &Manifest) -> Vec<PayloadFile> {
     discover::discover(Path::new(path), manifest).unwrap_or_default()
 }
 
+/// The payload files of every tool of a manifest, found in `folder` (none without one, or
+/// when it does not exist).
+pub fn discover_in(folder: Option<PathBuf>, manifest: &Manifest) -> Vec<PayloadFile> {
+    match folder {
+        Some(dir) if dir.is_dir() => discover::discover_in(&dir, manifest).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
 /// Checks tool `index`'s payloads against the original and `projection`. A file's text is
 /// taken from `texts` (what the watcher read) when it is there, else read from disk.
 pub fn check_all(
@@ -128,9 +137,10 @@ pub fn check_all(
     (rows, None)
 }
 
-/// Where `n` puts a new payload for tool `tool_name` of the manifest at `manifest_path`.
-pub fn new_payload_path(manifest_path: &str, tool_name: &str, tools: usize) -> Option<PathBuf> {
-    let dir = discover::payload_dir(Path::new(manifest_path))?;
+/// Where `n` puts a new payload for tool `tool_name` of a manifest whose payloads live in
+/// `folder`.
+pub fn new_payload_path(folder: Option<PathBuf>, tool_name: &str, tools: usize) -> Option<PathBuf> {
+    let dir = folder?;
     let dir = if tools > 1 {
         discover::tool_subdir(&dir, tool_name)?
     } else {

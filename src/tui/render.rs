@@ -177,8 +177,12 @@ fn render_tools(app: &App, frame: &mut Frame, area: Rect) {
             }
             _ => {
                 let path = app.source_of(e).map_or("?", |s| s.path.as_str());
+                let glyph = match app.server.as_ref().map(|s| &s.state) {
+                    Some(super::server::ServerState::Connecting) => "⋯",
+                    _ => "⚠",
+                };
                 ListItem::new(Line::from(Span::styled(
-                    format!("⚠ {}", clip(file_name(path), 60)),
+                    format!("{glyph} {}", clip(file_name(path), 60)),
                     theme.error(),
                 )))
             }
@@ -223,9 +227,21 @@ fn render_payloads(app: &App, frame: &mut Frame, area: Rect) {
         );
         return;
     }
+    let tool = app
+        .view
+        .as_ref()
+        .and_then(|v| app.tool(v.entry))
+        .map(|(_, t)| t.name.as_str());
     let items: Vec<ListItem> = rows
         .iter()
-        .map(|r| ListItem::new(super::payloads::row_line(r, app.options.mode, theme)))
+        .map(|r| {
+            let mut line = super::payloads::row_line(r, app.options.mode, theme);
+            if let Some(mark) = tool.and_then(|t| super::server::row_mark(app, t, r)) {
+                // After the two schema verdicts: the server's own.
+                line.spans.insert(1, mark);
+            }
+            ListItem::new(line)
+        })
         .collect();
     let list = List::new(items)
         .block(block)
@@ -258,8 +274,13 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
     let Some(view) = &app.view else {
         let block = pane_block(app, Line::from(title), focused);
         let text = match app.current_entry().and_then(|e| app.problem(e)) {
-            Some(problem) if side == Side::Original => {
-                error_text(app, "Cannot show this file", &problem)
+            Some(problem) if side == Side::Original => error_text(
+                app,
+                super::server::problem_heading(app).unwrap_or("Cannot show this file"),
+                &problem,
+            ),
+            Some(_) if app.server.is_some() => {
+                vec![Line::from("Nothing to project: no tools listed yet.")]
             }
             Some(_) => vec![Line::from("Nothing to project: the file did not load.")],
             None => vec![Line::from(
@@ -458,7 +479,11 @@ pub fn legend_line(app: &App) -> Line<'static> {
     }
     if app.change_count().is_some() {
         spans.push(Span::styled("+Δ-", theme.changed()));
-        spans.push(Span::raw(" added/changed/removed in the last save  "));
+        spans.push(Span::raw(if app.server.is_some() {
+            " added/changed/removed in the server's last list  "
+        } else {
+            " added/changed/removed in the last save  "
+        }));
     }
     spans.push(Span::styled("*", theme.required()));
     spans.push(Span::raw(" required  "));
@@ -503,6 +528,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             spans.push(Span::styled(profile.name(), theme.heading()));
         }
         spans.push(Span::raw(" │ "));
+        spans.extend(super::server::status_spans(app));
         spans.extend(watch_spans(app));
         spans.push(Span::raw(" │ "));
         if let Some(n) = app.change_count() {

@@ -49,6 +49,7 @@ fn open_text(docs: &[(&str, &str)], options: Options, width: u16, height: u16) -
             file: None,
             hash: None,
             stale: None,
+            payload_dir: None,
         })
         .collect();
     let mut app = App::new(sources, options, PLAIN, true);

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod mcp;
 
 use std::path::{Path, PathBuf};
 
