@@ -26,13 +26,14 @@ pub fn project_tool(tool: &Tool, options: &Options) -> Result<Projection, Projec
     project(&tool.schema, &options)
 }
 
-/// What `project --provider` sends: the tool's projection made for `profile` and tailored to it
-/// (see [`projection::tailor`]).
+/// What `project --provider` sends: the tool's projection made the way `profile` wants it
+/// (its recursion, see [`projection::tailor::options_for`]) and tailored to it.
 pub fn tailor_tool(
     tool: &Tool,
     options: &Options,
     profile: Profile,
 ) -> Result<Tailored, ProjectionError> {
-    let projection = project_tool(tool, options)?;
+    let options = projection::tailor::options_for(profile, options);
+    let projection = project_tool(tool, &options)?;
     Ok(projection::tailor(projection, profile))
 }

@@ -70,7 +70,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
     let manifest = input::load(&args.input)?;
     let selected = input::selected(&manifest, &args.input)?;
     let items = gather(args, &manifest, &selected)?;
-    let options = args.projection.options();
+    let options = args.projection.options_for(args.tailor.provider);
     let given = match &args.projection_file {
         Some(path) => Some(given_projection(path, &manifest, &selected)?),
         None => None,

@@ -7,7 +7,7 @@ use super::{ExplainArgs, Failure, Format, exit, input};
 pub fn run(args: &ExplainArgs) -> Result<u8, Failure> {
     let manifest = input::load(&args.input)?;
     let tools = input::selected(&manifest, &args.input)?;
-    let options = args.projection.options();
+    let options = args.projection.options_for(args.tailor.provider);
     let mut reports = Vec::new();
     for i in tools {
         let tool = &manifest.tools[i];
@@ -113,24 +113,7 @@ fn text_report(reports: &[(&schemalens::manifest::Tool, Report)]) -> String {
             let _ = writeln!(out, "  {:<22} {}", "", e.message());
         }
         for a in &r.adapters {
-            let what = match a {
-                schemalens::projection::Adapter::NullForAbsent { properties, .. } => format!(
-                    "absent {} sent as null",
-                    properties
-                        .iter()
-                        .map(|p| format!("`{p}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                schemalens::projection::Adapter::DropUnknownKeys { known, .. } => format!(
-                    "keys other than {} dropped",
-                    known
-                        .iter()
-                        .map(|p| format!("`{p}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
+            let what = a.describe();
             let _ = writeln!(out, "  {:<22} #{}  {what}", "adapter", a.at());
         }
         for u in &r.unresolved {

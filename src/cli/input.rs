@@ -2,7 +2,7 @@
 
 use schemalens::lint::Profile;
 use schemalens::manifest::{self, Manifest, Tool};
-use schemalens::projection::{Adapter, Tailored};
+use schemalens::projection::Tailored;
 use schemalens::{Options, Projection, project_tool};
 
 use super::{Failure, InputArgs};
@@ -69,17 +69,14 @@ pub fn tailor(tool: &Tool, projection: Projection, profile: Profile) -> Tailored
         );
     }
     if tailored.is_lossy() {
-        let (mut closed, mut nullable) = (0, 0);
-        for a in &tailored.adapters {
-            match a {
-                Adapter::DropUnknownKeys { .. } => closed += 1,
-                Adapter::NullForAbsent { properties, .. } => nullable += properties.len(),
-            }
-        }
         eprintln!(
-            "note: tool {:?}: {profile} tailoring is lossy ({closed} object(s) closed, {nullable} optional propert{} made required and nullable): send payloads through its adapter (absent → null, unknown keys dropped); `schemalens check --provider {profile}` applies it",
+            "note: tool {:?}: {profile} tailoring is lossy (objects closed or optional properties required): `schemalens explain --provider {profile}` lists its adapters, `schemalens check --provider {profile}` applies them",
             tool.name,
-            if nullable == 1 { "y" } else { "ies" }
+        );
+    } else if tailored.needs_adapter() {
+        eprintln!(
+            "note: tool {:?}: {profile} tailoring encodes some values (JSON text, map entries, enum text or a root wrapper): send payloads through its adapter; `schemalens check --provider {profile}` shows them adapted",
+            tool.name,
         );
     }
     tailored

@@ -95,9 +95,10 @@ pub struct ProjectionArgs {
     /// inline: refs inlined, oneOf→anyOf, discriminator stripped. flat: also merge discriminated unions.
     #[arg(long, default_value = "flat", value_parser = parse_mode)]
     pub mode: Mode,
-    /// Recursive $refs: unroll=N (cut to {} after N levels) or keep ($defs + $ref).
-    #[arg(long, default_value = "unroll=3", value_parser = parse_recursion)]
-    pub recursion: Recursion,
+    /// Recursive $refs: unroll=N (cut to {} after N levels) or keep ($defs + $ref). Default:
+    /// unroll=3, or what the --provider takes (keep for openai-strict).
+    #[arg(long, value_parser = parse_recursion)]
+    pub recursion: Option<Recursion>,
     /// Do not append "Required when …" / "Only when …" hints to descriptions.
     #[arg(long)]
     pub no_hints: bool,
@@ -107,9 +108,19 @@ impl ProjectionArgs {
     pub fn options(&self) -> Options {
         Options {
             mode: self.mode,
-            recursion: self.recursion,
+            recursion: self.recursion.unwrap_or(Options::default().recursion),
             hints: !self.no_hints,
             ..Options::default()
+        }
+    }
+
+    /// The options for a projection tailored for `provider`: the provider's way with recursion
+    /// unless `--recursion` says otherwise.
+    pub fn options_for(&self, provider: Option<Profile>) -> Options {
+        let options = self.options();
+        match (provider, self.recursion) {
+            (Some(profile), None) => schemalens::projection::tailor::options_for(profile, &options),
+            _ => options,
         }
     }
 }

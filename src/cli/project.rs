@@ -91,7 +91,7 @@ fn render(
     mut project: impl FnMut(&Tool, &Options) -> Result<Arc<Projection>, Failure>,
 ) -> Result<String, Failure> {
     let tools = input::selected(manifest, &args.input)?;
-    let options = args.projection.options();
+    let options = args.projection.options_for(args.tailor.provider);
     let mut replacements = Vec::new();
     for i in &tools {
         let tool = &manifest.tools[*i];

@@ -25,8 +25,8 @@ pub use rule::{
     Check, Counted, DropClass, Limit, LintRule, NamePattern, RootTypeCase, Severity, Target, Where,
 };
 
-pub(crate) use checks::says_a_kind;
 use checks::{Hit, SchemaCx, ToolCx};
+pub(crate) use checks::{has_lookaround, says_a_kind};
 
 /// A provider, or one way of sending tools to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

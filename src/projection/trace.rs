@@ -33,10 +33,16 @@ pub enum Rule {
     TailorDropKeyword,
     TailorRefSiblings,
     TailorRequiredDeclared,
+    TailorTypeAdded,
+    TailorTupleItems,
+    TailorMapEntries,
+    TailorJsonText,
+    TailorEnumText,
+    TailorWrapRoot,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 22] = [
+    pub const ALL: [Rule; 28] = [
         Rule::RefInline,
         Rule::Recursion,
         Rule::Unresolvable,
@@ -59,6 +65,12 @@ impl Rule {
         Rule::TailorDropKeyword,
         Rule::TailorRefSiblings,
         Rule::TailorRequiredDeclared,
+        Rule::TailorTypeAdded,
+        Rule::TailorTupleItems,
+        Rule::TailorMapEntries,
+        Rule::TailorJsonText,
+        Rule::TailorEnumText,
+        Rule::TailorWrapRoot,
     ];
 
     pub fn id(self) -> &'static str {
@@ -85,6 +97,12 @@ impl Rule {
             Rule::TailorDropKeyword => "tailor-drop-keyword",
             Rule::TailorRefSiblings => "tailor-ref-siblings",
             Rule::TailorRequiredDeclared => "tailor-required-declared",
+            Rule::TailorTypeAdded => "tailor-type-added",
+            Rule::TailorTupleItems => "tailor-tuple-items",
+            Rule::TailorMapEntries => "tailor-map-entries",
+            Rule::TailorJsonText => "tailor-json-text",
+            Rule::TailorEnumText => "tailor-enum-text",
+            Rule::TailorWrapRoot => "tailor-wrap-root",
         }
     }
 

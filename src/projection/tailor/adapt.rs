@@ -1,12 +1,16 @@
-//! The payload side of the lossy steps: [`PayloadAdapter::adapt`] rewrites a payload the
-//! projection accepts into one the tailored schema accepts, [`PayloadAdapter::unadapt`] takes
-//! a payload the tailored schema accepts back to what the untailored schema would be sent.
+//! The payload side of tailoring: [`PayloadAdapter::adapt`] rewrites a payload the projection
+//! accepts into one the tailored schema accepts (what is sent), [`PayloadAdapter::unadapt`]
+//! takes a payload the tailored schema accepts (what comes back) to what the tool is given.
 //!
-//! Adapters sit on object schemas (tailored pointers); a payload is walked together with the
-//! tailored schema to find the objects each adapter applies to. Under an `anyOf` the payload
-//! could belong to several alternatives, each wanting a different rewrite, so the walk takes the
-//! first alternative that the rewritten value then satisfies (for `unadapt`: the first one the
-//! value satisfies as it is), checked with a validator compiled for that alternative alone.
+//! Adapters sit on schemas (tailored pointers); a payload is walked together with the tailored
+//! schema to find the values each adapter applies to. Encodings (JSON text, map entries, enum
+//! text, the root wrapper) change a value's shape: on the way in the value's own parts are
+//! adapted first, then the value is encoded; on the way back it is decoded first. Under an
+//! `anyOf` the payload could belong to several alternatives, each wanting a different rewrite,
+//! so the walk takes the first alternative that the rewritten value then satisfies (for
+//! `unadapt`: the first one the value satisfies as it is), checked with a validator compiled for
+//! that alternative alone. Only that alternative's adapters run, so a value is decoded once and
+//! judged by its own alternative's bounds.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -24,6 +28,10 @@ const MAX_REF_HOPS: usize = 64;
 /// Base URI under which the tailored document is registered for alternative checks.
 const BASE: &str = "urn:schemalens:tailored";
 
+/// The property names of a map entry (see [`Adapter::Entries`]).
+pub const ENTRY_KEY: &str = "key";
+pub const ENTRY_VALUE: &str = "value";
+
 /// What [`PayloadAdapter::adapt`] did to one payload (payload pointers).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Adaptation {
@@ -32,6 +40,8 @@ pub struct Adaptation {
     pub filled: Vec<String>,
     /// Keys dropped from objects the tailored schema closes.
     pub dropped: Vec<String>,
+    /// Values sent in another form (JSON text, entries, enum text, the root wrapper).
+    pub encoded: Vec<String>,
     /// Properties that were present as `null` where absent is sent as `null` too: un-adapting
     /// removes them, so for these the round trip does not give the payload back.
     pub ambiguous: Vec<String>,
@@ -39,7 +49,7 @@ pub struct Adaptation {
 
 impl Adaptation {
     pub fn changed(&self) -> bool {
-        !self.filled.is_empty() || !self.dropped.is_empty()
+        !self.filled.is_empty() || !self.dropped.is_empty() || !self.encoded.is_empty()
     }
 
     /// True when `unadapt` gives the payload back exactly.
@@ -149,19 +159,28 @@ impl PayloadAdapter {
         if !self.below(schema_at) {
             return;
         }
+        if let Some(shape) = self
+            .at
+            .get(schema_at)
+            .and_then(|list| list.iter().find(|a| a.reshapes()))
+        {
+            self.reshape(shape, value, instance, dir, report);
+            return;
+        }
         let Some(Value::Object(schema)) = self.doc.pointer(schema_at) else {
             return;
         };
+        // On the way in, a value's parts are adapted before the value itself (an absent
+        // property filled with `null` must not be encoded as the JSON text `"null"`); on the way
+        // back, the value before its parts.
+        if dir == Direction::Unadapt {
+            self.apply_own(schema_at, value, instance, dir, report);
+        }
         if let Some(Value::String(r)) = schema.get("$ref")
             && let Some(target) = local_pointer(r)
             && hops < MAX_REF_HOPS
         {
             self.walk(&target, value, instance, dir, report, hops + 1);
-        }
-        if let (Some(adapters), Value::Object(obj)) = (self.at.get(schema_at), &mut *value) {
-            for a in adapters {
-                apply(a, obj, instance, dir, report);
-            }
         }
         match value {
             Value::Object(obj) => self.object(schema_at, schema, obj, instance, dir, report),
@@ -179,6 +198,32 @@ impl PayloadAdapter {
                 let base = pointer::push(schema_at, union);
                 self.union(&base, alts.len(), value, instance, dir, report);
             }
+        }
+        if dir == Direction::Adapt {
+            self.apply_own(schema_at, value, instance, dir, report);
+        }
+    }
+
+    /// The adapters that rewrite the keys of an object at `schema_at`. A marker replaces an
+    /// explicit null before absent properties are filled with null, and comes back after those
+    /// nulls are removed again.
+    fn apply_own(
+        &self,
+        schema_at: &str,
+        value: &mut Value,
+        instance: &str,
+        dir: Direction,
+        report: &mut Adaptation,
+    ) {
+        let (Some(adapters), Value::Object(obj)) = (self.at.get(schema_at), value) else {
+            return;
+        };
+        let ordered: Vec<&Adapter> = match dir {
+            Direction::Adapt => adapters.iter().collect(),
+            Direction::Unadapt => adapters.iter().rev().collect(),
+        };
+        for a in ordered {
+            apply(a, obj, instance, dir, report);
         }
     }
 
@@ -259,6 +304,7 @@ impl PayloadAdapter {
                         *value = candidate;
                         report.filled.extend(sub.filled);
                         report.dropped.extend(sub.dropped);
+                        report.encoded.extend(sub.encoded);
                         report.ambiguous.extend(sub.ambiguous);
                         return;
                     }
@@ -270,6 +316,121 @@ impl PayloadAdapter {
                     }
                 }
             }
+        }
+    }
+
+    /// Encodes (adapt) or decodes (unadapt) the value of a schema whose shape tailoring
+    /// changed. A value that does not have the expected shape is left alone: the validator that
+    /// judges the result has the last word.
+    fn reshape(
+        &self,
+        adapter: &Adapter,
+        value: &mut Value,
+        instance: &str,
+        dir: Direction,
+        report: &mut Adaptation,
+    ) {
+        match (adapter, dir) {
+            (Adapter::JsonText { key, .. }, Direction::Adapt) => {
+                let text = Value::String(value.to_string());
+                *value = match key {
+                    Some(k) => Value::Object(Map::from_iter([(k.clone(), text)])),
+                    None => text,
+                };
+                report.encoded.push(instance.to_owned());
+            }
+            (Adapter::JsonText { key, .. }, Direction::Unadapt) => {
+                let text = match (key, &*value) {
+                    (None, Value::String(t)) => Some(t.as_str()),
+                    (Some(k), Value::Object(o)) if o.len() == 1 => o.get(k).and_then(Value::as_str),
+                    _ => None,
+                };
+                if let Some(decoded) = text.and_then(|t| serde_json::from_str(t).ok()) {
+                    *value = decoded;
+                }
+            }
+            (Adapter::Entries { at }, Direction::Adapt) => {
+                let Value::Object(map) = value else { return };
+                let value_schema = entry_value_schema(at);
+                let mut entries = Vec::with_capacity(map.len());
+                for (k, v) in std::mem::take(map) {
+                    let mut v = v;
+                    self.walk(
+                        &value_schema,
+                        &mut v,
+                        &pointer::push(instance, &k),
+                        dir,
+                        report,
+                        0,
+                    );
+                    entries.push(serde_json::json!({ENTRY_KEY: k, ENTRY_VALUE: v}));
+                }
+                *value = Value::Array(entries);
+                report.encoded.push(instance.to_owned());
+            }
+            (Adapter::Entries { at }, Direction::Unadapt) => {
+                let Value::Array(entries) = value else { return };
+                let well_formed = entries.iter().all(|e| {
+                    e.as_object().is_some_and(|o| {
+                        o.len() == 2
+                            && o.get(ENTRY_KEY).is_some_and(Value::is_string)
+                            && o.contains_key(ENTRY_VALUE)
+                    })
+                });
+                if !well_formed {
+                    return;
+                }
+                let value_schema = entry_value_schema(at);
+                let mut map = Map::new();
+                for e in std::mem::take(entries) {
+                    let Value::Object(mut e) = e else { continue };
+                    let k = e[ENTRY_KEY].as_str().unwrap_or_default().to_owned();
+                    let mut v = e.shift_remove(ENTRY_VALUE).unwrap_or(Value::Null);
+                    self.walk(
+                        &value_schema,
+                        &mut v,
+                        &pointer::push(instance, &k),
+                        dir,
+                        report,
+                        0,
+                    );
+                    map.insert(k, v);
+                }
+                *value = Value::Object(map);
+            }
+            (Adapter::EnumText { values, .. }, Direction::Adapt) => {
+                if let Some(e) = values.iter().find(|e| same_json(&e.value, value)) {
+                    *value = Value::String(e.text.clone());
+                    report.encoded.push(instance.to_owned());
+                }
+            }
+            (Adapter::EnumText { values, .. }, Direction::Unadapt) => {
+                if let Value::String(s) = &*value
+                    && let Some(e) = values.iter().find(|e| e.text == *s)
+                {
+                    *value = e.value.clone();
+                }
+            }
+            (Adapter::Wrap { at, property }, Direction::Adapt) => {
+                let inner = pointer::push(&pointer::push(at, "properties"), property);
+                self.walk(&inner, value, instance, dir, report, 0);
+                let v = std::mem::take(value);
+                *value = Value::Object(Map::from_iter([(property.clone(), v)]));
+                report.encoded.push(instance.to_owned());
+            }
+            (Adapter::Wrap { at, property }, Direction::Unadapt) => {
+                let Value::Object(o) = value else { return };
+                if o.len() != 1 {
+                    return;
+                }
+                let Some(mut v) = o.shift_remove(property) else {
+                    return;
+                };
+                let inner = pointer::push(&pointer::push(at, "properties"), property);
+                self.walk(&inner, &mut v, instance, dir, report, 0);
+                *value = v;
+            }
+            _ => {}
         }
     }
 
@@ -334,9 +495,67 @@ fn apply(
                 }
             }
         }
+        (
+            Adapter::NullMarker {
+                properties, marker, ..
+            },
+            Direction::Adapt,
+        ) => {
+            for p in properties {
+                if obj.get(p) == Some(&Value::Null) {
+                    obj.insert(p.clone(), marker.clone());
+                    report.encoded.push(pointer::push(instance, p));
+                }
+            }
+        }
+        (
+            Adapter::NullMarker {
+                properties, marker, ..
+            },
+            Direction::Unadapt,
+        ) => {
+            for p in properties {
+                if obj.get(p) == Some(marker) {
+                    obj.insert(p.clone(), Value::Null);
+                }
+            }
+        }
         // Dropped keys are gone; nothing to put back.
         (Adapter::DropUnknownKeys { .. }, Direction::Unadapt) => {}
+        // Encodings are applied by `reshape`.
+        _ => {}
     }
+}
+
+/// Equality as JSON Schema's `enum` and `const` judge it: numbers by value (`1` and `1.0` are
+/// one number), arrays and objects member by member.
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                (Some(i), Some(j), _, _) => i == j,
+                (_, _, Some(i), Some(j)) => i == j,
+                _ => x.as_f64() == y.as_f64(),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Where a map's value schema sits in its entries schema.
+fn entry_value_schema(at: &str) -> String {
+    pointer::push(
+        &pointer::push(&pointer::push(at, "items"), "properties"),
+        ENTRY_VALUE,
+    )
 }
 
 /// Pointers of every object holding a local `$ref`, anywhere in `value` (a few false hits in

@@ -19,7 +19,7 @@ mod tests;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use adapt::{Adaptation, PayloadAdapter};
+pub use adapt::{Adaptation, ENTRY_KEY, ENTRY_VALUE, PayloadAdapter};
 
 use super::Projection;
 use crate::lint::{Check, Profile};
@@ -38,8 +38,15 @@ pub struct Tailored {
 }
 
 impl Tailored {
-    /// True when some step was lossy: payloads must go through [`Tailored::payload_adapter`].
+    /// True when some step was lossy: the tailored schema rejects payloads the projection
+    /// accepts unless they go through [`Tailored::payload_adapter`].
     pub fn is_lossy(&self) -> bool {
+        self.adapters.iter().any(Adapter::is_lossy)
+    }
+
+    /// True when payloads must go through [`Tailored::payload_adapter`] (a lossy step or an
+    /// encoding).
+    pub fn needs_adapter(&self) -> bool {
         !self.adapters.is_empty()
     }
 
@@ -61,23 +68,119 @@ impl Tailored {
     }
 }
 
-/// A payload rewrite that a lossy step needs. `at` is a pointer into the tailored schema: the
-/// object schema whose instances are rewritten, wherever in a payload they occur.
+/// A payload rewrite that a tailoring step needs. `at` is a pointer into the tailored schema:
+/// the schema whose instances are rewritten, wherever in a payload they occur.
+///
+/// Two kinds: the *lossy* steps (an optional property made required, an open object closed)
+/// give up part of I-sound and the adapter bridges what it can; the *encodings* say a value the
+/// provider cannot describe in another form (JSON text, a list of entries, a string for a
+/// non-string enum value, a wrapper object at the root) and are exact: `unadapt(adapt(p)) == p`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Adapter {
     /// These properties were optional and are now required (and nullable): an absent one is
     /// sent as `null`; un-adapting removes a `null` one again.
     NullForAbsent { at: String, properties: Vec<String> },
+    /// These optional properties accept `null` themselves, and `null` now also stands for
+    /// "absent": an explicit `null` is sent as `marker` instead, and comes back as `null`.
+    NullMarker {
+        at: String,
+        properties: Vec<String>,
+        marker: Value,
+    },
     /// The object was open and is now closed: keys outside `known` are dropped (not reversible).
     DropUnknownKeys { at: String, known: Vec<String> },
+    /// A value the provider cannot describe (anything at all) is sent as its JSON text: a
+    /// string, or `{<key>: text}` when a sibling alternative takes strings (so that a plain
+    /// string is never read as JSON).
+    JsonText {
+        at: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+    },
+    /// A map (an object with arbitrary keys) is sent as a list of `{key, value}` entries.
+    Entries { at: String },
+    /// Enum values that are not strings are sent as these strings.
+    EnumText { at: String, values: Vec<EnumText> },
+    /// The root value is sent as the one property of an object.
+    Wrap { at: String, property: String },
+}
+
+/// One non-string enum value and the string it is sent as.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnumText {
+    pub value: Value,
+    pub text: String,
 }
 
 impl Adapter {
     pub fn at(&self) -> &str {
         match self {
-            Adapter::NullForAbsent { at, .. } | Adapter::DropUnknownKeys { at, .. } => at,
+            Adapter::NullForAbsent { at, .. }
+            | Adapter::NullMarker { at, .. }
+            | Adapter::DropUnknownKeys { at, .. }
+            | Adapter::JsonText { at, .. }
+            | Adapter::Entries { at }
+            | Adapter::EnumText { at, .. }
+            | Adapter::Wrap { at, .. } => at,
         }
+    }
+
+    /// True for the adapters of lossy steps (the others are exact encodings).
+    pub fn is_lossy(&self) -> bool {
+        matches!(
+            self,
+            Adapter::NullForAbsent { .. }
+                | Adapter::NullMarker { .. }
+                | Adapter::DropUnknownKeys { .. }
+        )
+    }
+
+    /// What the adapter does to a payload, in a sentence fragment (for `explain` and the TUI).
+    pub fn describe(&self) -> String {
+        match self {
+            Adapter::NullForAbsent { properties, .. } => {
+                format!("absent {} sent as null", ticks(properties))
+            }
+            Adapter::NullMarker {
+                properties, marker, ..
+            } => format!(
+                "an explicit null in {} sent as {marker} (null stands for absent)",
+                ticks(properties)
+            ),
+            Adapter::DropUnknownKeys { known, .. } => {
+                format!("keys other than {} dropped", ticks(known))
+            }
+            Adapter::JsonText { key: None, .. } => "the value sent as its JSON text".into(),
+            Adapter::JsonText { key: Some(k), .. } => {
+                format!("the value sent as its JSON text in `{{\"{k}\": …}}`")
+            }
+            Adapter::Entries { .. } => format!(
+                "the object sent as a list of `{{\"{ENTRY_KEY}\": …, \"{ENTRY_VALUE}\": …}}` entries"
+            ),
+            Adapter::EnumText { values, .. } => format!(
+                "enum values sent as strings: {}",
+                values
+                    .iter()
+                    .map(|e| format!("{} → \"{}\"", e.value, e.text))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Adapter::Wrap { property, .. } => {
+                format!("the arguments sent as `{{\"{property}\": …}}`")
+            }
+        }
+    }
+
+    /// Changes the shape of the value at `at` (rather than the keys of an object there).
+    fn reshapes(&self) -> bool {
+        matches!(
+            self,
+            Adapter::JsonText { .. }
+                | Adapter::Entries { .. }
+                | Adapter::EnumText { .. }
+                | Adapter::Wrap { .. }
+        )
     }
 }
 
@@ -104,6 +207,26 @@ impl Default for TailorOptions {
     fn default() -> TailorOptions {
         TailorOptions { lossy: true }
     }
+}
+
+/// How recursion is best projected for `profile`: kept as `$defs` + `$ref` where the provider
+/// takes recursive references (OpenAI strict documents them), so that nothing is cut to a
+/// typeless `{}`; unrolled elsewhere (Gemini `parameters` has no references; Anthropic's strict
+/// mode is reported to refuse recursive schemas, so there the cuts are carried as JSON text).
+pub fn preferred_recursion(profile: Profile) -> Option<crate::projection::Recursion> {
+    match profile {
+        Profile::OpenAiStrict => Some(crate::projection::Recursion::Keep),
+        _ => None,
+    }
+}
+
+/// `options` with the recursion `profile` prefers.
+pub fn options_for(profile: Profile, options: &crate::Options) -> crate::Options {
+    let mut options = options.clone();
+    if let Some(r) = preferred_recursion(profile) {
+        options.recursion = r;
+    }
+    options
 }
 
 /// Tailors `projection` for `profile` (lossy steps included, with their adapters).
@@ -155,6 +278,27 @@ pub enum Step {
     ArrayItems { typed: bool },
     /// Reports only: enum values must be strings.
     StringEnums,
+    /// `const` without `type`: the type of its value.
+    ConstType,
+    /// A tuple (`prefixItems`, draft-07 `items: [...]`): one `items` schema for every position.
+    TupleItems,
+    /// Drops keywords this step names (where the profile's lint rules have no list for them).
+    DropListed { set: KeywordSet },
+    /// Drops `pattern`s with lookaround (and, with `all`, backreferences and `\\b`).
+    DropComplexPatterns { all: bool },
+    /// Drops `minItems` above `max`.
+    MinItemsAtMost { max: u64 },
+    /// Maps (objects with arbitrary keys) carried as lists of `{key, value}` entries.
+    EncodeMaps,
+    /// An object that can only be `{}` carried as the JSON text `"{}"`.
+    EncodeEmptyObjects,
+    /// Non-string enum values carried as strings; a string enum gets `type: string`.
+    EncodeEnums,
+    /// A value's schema with none of `stand_ins` (the keywords the provider takes in place of
+    /// `type`) is carried as JSON text.
+    EncodeAny { stand_ins: &'static [&'static str] },
+    /// A root that still cannot be one object is wrapped in one.
+    WrapRoot,
 }
 
 /// Each profile's steps; see docs/rules.md ("Provider tailoring") for why each is sound.
@@ -163,6 +307,9 @@ pub fn steps(profile: Profile) -> &'static [Step] {
     match profile {
         Profile::OpenAiStrict => &[
             NullableToType,
+            TupleItems,
+            EncodeMaps,
+            ConstType,
             DropKeywords {
                 rules: &[
                     "oneof",
@@ -173,7 +320,12 @@ pub fn steps(profile: Profile) -> &'static [Step] {
                     "undocumented-keyword",
                 ],
             },
+            // `$schema` and `$comment` are on no list of OpenAI's.
+            DropListed {
+                set: KeywordSet::Named(&["$schema", "$comment"]),
+            },
             DropFormats { rule: "format" },
+            DropComplexPatterns { all: false },
             RefSiblings {
                 keep: &["$defs", "definitions"],
                 wrap: true,
@@ -181,10 +333,18 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             RequiredDeclared { add: true },
             CloseObjects,
             RequireAll,
+            EncodeAny {
+                stand_ins: &["type", "anyOf", "$ref", "enum"],
+            },
+            WrapRoot,
             RootObject,
             ArrayItems { typed: true },
         ],
         Profile::Gemini => &[
+            TupleItems,
+            EncodeMaps,
+            EncodeEmptyObjects,
+            ConstType,
             ConstToEnum,
             TypeArrayToNullable,
             DropKeywords {
@@ -196,16 +356,34 @@ pub fn steps(profile: Profile) -> &'static [Step] {
                 wrap: false,
             },
             RequiredDeclared { add: false },
+            EncodeEnums,
+            EncodeAny {
+                stand_ins: &["type", "anyOf"],
+            },
+            WrapRoot,
             RootObject,
             ArrayItems { typed: false },
             StringEnums,
         ],
         Profile::AnthropicStrict => &[
+            TupleItems,
+            EncodeMaps,
+            ConstType,
             DropKeywords {
                 rules: &["unsupported-keyword"],
             },
+            // What the (second-hand) list of strict-mode features leaves out.
+            DropListed {
+                set: KeywordSet::Outside(ANTHROPIC_STRICT_KEYWORDS),
+            },
             DropFormats { rule: "format" },
+            DropComplexPatterns { all: true },
+            MinItemsAtMost { max: 1 },
             CloseObjects,
+            EncodeAny {
+                stand_ins: &["type", "enum", "anyOf", "oneOf", "allOf", "$ref"],
+            },
+            WrapRoot,
             RootObject,
         ],
         // Ollama keeps `enum` but not `const`; everything else it drops silently, and a schema
@@ -219,9 +397,35 @@ pub fn steps(profile: Profile) -> &'static [Step] {
     }
 }
 
-/// Which keywords a lint rule of `profile` reports, as the drop steps read it.
-#[derive(Debug, Clone, Copy)]
-enum KeywordSet {
+/// The keywords Anthropic's strict mode is reported to support (providers.md §1c, second-hand),
+/// with the annotations.
+const ANTHROPIC_STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "anyOf",
+    "allOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "format",
+    "minItems",
+    "pattern",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "$schema",
+];
+
+/// A set of keywords: these, or all but these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeywordSet {
     Named(&'static [&'static str]),
     Outside(&'static [&'static str]),
 }
@@ -256,6 +460,11 @@ pub enum NullForm {
     Alternative,
     /// Wrapped: `anyOf: [it, {type: null}]`.
     Wrapped,
+    /// It accepts `null` itself: wrapped as `anyOf: [it, marker]`, an explicit `null` sent as
+    /// the marker.
+    Marked,
+    /// It accepts `null` itself: the marker added to its `anyOf`.
+    MarkedAlternative,
 }
 
 /// What one tailoring step did; the trace's [`Detail::Tailored`](super::Detail::Tailored).
@@ -308,6 +517,48 @@ pub enum Tailoring {
         names: Vec<String>,
         added: bool,
     },
+    TypeFromValue {
+        profile: Profile,
+        /// `const` or `enum`.
+        keyword: String,
+        ty: String,
+    },
+    /// The parent's `type` copied into the alternatives that had none (the parent's type
+    /// applies to the same value: `A and (B or C)` is `(A and B) or (A and C)`).
+    TypeDistributed {
+        profile: Profile,
+        ty: Value,
+        alternatives: Vec<usize>,
+    },
+    TupleItems {
+        profile: Profile,
+        positions: usize,
+        /// Nothing may follow the positions (`maxItems` set to their count).
+        closed: bool,
+    },
+    MapEntries {
+        profile: Profile,
+        /// The keys were constrained by `patternProperties` (now folded into the value).
+        patterns: bool,
+    },
+    JsonText {
+        profile: Profile,
+        /// Carried in `{key: text}` beside an alternative that takes strings.
+        key: Option<String>,
+        /// The keywords the value had (bounds without a kind, …), now checked only by the tool.
+        constraints: Vec<String>,
+    },
+    EnumText {
+        profile: Profile,
+        values: Vec<EnumText>,
+        /// `null` was one of the values: now a null alternative.
+        null: bool,
+    },
+    WrapRoot {
+        profile: Profile,
+        property: String,
+        why: String,
+    },
 }
 
 fn ticks(names: &[String]) -> String {
@@ -336,7 +587,14 @@ impl Tailoring {
             | Tailoring::TypeSplit { profile, .. }
             | Tailoring::KeywordsDropped { profile, .. }
             | Tailoring::RefSiblings { profile, .. }
-            | Tailoring::RequiredDeclared { profile, .. } => *profile,
+            | Tailoring::RequiredDeclared { profile, .. }
+            | Tailoring::TypeFromValue { profile, .. }
+            | Tailoring::TypeDistributed { profile, .. }
+            | Tailoring::TupleItems { profile, .. }
+            | Tailoring::MapEntries { profile, .. }
+            | Tailoring::JsonText { profile, .. }
+            | Tailoring::EnumText { profile, .. }
+            | Tailoring::WrapRoot { profile, .. } => *profile,
         }
     }
 
@@ -360,10 +618,15 @@ impl Tailoring {
                 form,
             } => {
                 let how = match form {
-                    NullForm::Already => "it already accepts null",
+                    NullForm::Already => {
+                        "it already accepts null, so absent and null now look the same"
+                    }
                     NullForm::TypeList => "\"null\" added to its type",
                     NullForm::Alternative => "a null alternative added to its anyOf",
                     NullForm::Wrapped => "wrapped as anyOf [it, null]",
+                    NullForm::Marked | NullForm::MarkedAlternative => {
+                        "it accepts null itself, so an explicit null is sent as a marker value it cannot take, listed as one more alternative"
+                    }
                 };
                 format!(
                     "{profile}: optional `{property}` made required and nullable ({how}), as the provider wants every property required. LOSSY: the original lets it be absent; the payload adapter sends absent as null, and un-adapting turns null back into absent."
@@ -456,6 +719,91 @@ impl Tailoring {
             } => format!(
                 "{profile}: {} removed from `required`: the provider wants `required` within `properties` (accepts more).",
                 ticks(names)
+            ),
+            Tailoring::TypeFromValue {
+                profile,
+                keyword,
+                ty,
+            } => format!(
+                "{profile}: `type: \"{ty}\"` added beside `{keyword}`, the type of its value(s) (the same values; the provider wants a type)."
+            ),
+            Tailoring::TypeDistributed {
+                profile,
+                ty,
+                alternatives,
+            } => format!(
+                "{profile}: `type: {ty}` copied into the alternative(s) {} of the `anyOf`, which had none: the parent's type applies to the same value, so this says the same thing in the form the provider wants (a type on every subschema).",
+                alternatives
+                    .iter()
+                    .map(|i| format!("#{i}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Tailoring::TupleItems {
+                profile,
+                positions,
+                closed,
+            } => format!(
+                "{profile}: the tuple's {positions} position schema(s) became one `items` schema that accepts each of them{} (accepts more: which position takes which schema is no longer said; the provider takes one item schema).",
+                if *closed {
+                    ", with `maxItems` at the tuple's length"
+                } else {
+                    ""
+                }
+            ),
+            Tailoring::MapEntries { profile, patterns } => format!(
+                "{profile}: a map (an object whose keys are not listed{}) is sent as a list of `{{\"{ENTRY_KEY}\", \"{ENTRY_VALUE}\"}}` entries, which the provider can describe. EXACT with the adapter: it turns the object into entries on the way in and back on the way out.",
+                if *patterns {
+                    "; the key patterns now only choose among the value schemas"
+                } else {
+                    ""
+                }
+            ),
+            Tailoring::JsonText {
+                profile,
+                key,
+                constraints,
+            } => {
+                let form = match key {
+                    None => "a string".to_owned(),
+                    Some(k) => format!(
+                        "`{{\"{k}\": text}}` (a sibling alternative takes strings, so a plain string is never read as JSON)"
+                    ),
+                };
+                let mut s = format!(
+                    "{profile}: this value may be anything, which the provider cannot describe; it is sent as its JSON text, in {form}. EXACT with the adapter: it encodes on the way in and decodes on the way out."
+                );
+                if !constraints.is_empty() {
+                    s.push_str(&format!(
+                        " What it said besides ({}) is left to the tool.",
+                        ticks(constraints)
+                    ));
+                }
+                s
+            }
+            Tailoring::EnumText {
+                profile,
+                values,
+                null,
+            } => format!(
+                "{profile}: enum values that are not strings are sent as strings ({}){}; the provider's enums hold strings only. EXACT with the adapter.",
+                values
+                    .iter()
+                    .map(|e| format!("{} → \"{}\"", e.value, e.text))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if *null {
+                    "; `null` became a null alternative"
+                } else {
+                    ""
+                }
+            ),
+            Tailoring::WrapRoot {
+                profile,
+                property,
+                why,
+            } => format!(
+                "{profile}: the parameters are not one object ({why}), which the provider requires at the top; they are sent as the one property `{property}` of an object. EXACT with the adapter: it wraps on the way in and unwraps on the way out."
             ),
         }
     }

@@ -3,9 +3,14 @@
 //! (the tailored pointer), so that links, adapters and trace entries point at the right place
 //! even where a step wraps a node or moves it into an `anyOf`.
 
+mod encode;
+
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
+
+pub(super) use encode::WRAP_PROPERTY;
+use encode::{Position, carrier_keys};
 
 use super::{
     Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Unresolved,
@@ -97,23 +102,13 @@ const EVALUATING: &[&str] = &[
 
 pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptions) -> Tailored {
     let table = steps(profile);
-    let mut t = Walk {
-        profile,
-        table,
-        options,
-        draft: projection.draft,
-        old_links: &projection.links,
-        links: Links::default(),
-        renames: BTreeMap::new(),
-        trace: Vec::new(),
-        adapters: Vec::new(),
-        unresolved: Vec::new(),
-        conjoined: std::collections::HashSet::new(),
-        shared_targets: std::collections::HashSet::new(),
-        shared: false,
-    };
-    shared_ref_targets(&projection.schema, &mut t.shared_targets);
-    let schema = t.node(&projection.schema, "", "");
+    let mut t = Walk::new(&projection, profile, options);
+    let mut schema = t.node(&projection.schema, "", "");
+    if table.contains(&Step::WrapRoot) && t.root_needs_wrap(&schema) {
+        // Again, with the root one level down: every pointer the walk records is then right.
+        t = Walk::new(&projection, profile, options);
+        schema = t.wrapped_root(&projection.schema);
+    }
     if table.contains(&Step::RootObject) {
         t.root_checks(&schema);
     }
@@ -198,6 +193,107 @@ struct Walk<'a> {
     /// inside, a conjoined part): its objects are neither closed nor made all-required, since
     /// each schema would add or drop keys the others do not know.
     shared: bool,
+    /// Where the next node to tailor sits (set by its parent, read once).
+    position: Position,
+    /// The key its JSON-text carrier needs, when it becomes one beside a string alternative.
+    carrier_key: Option<String>,
+    /// By tailored property pointer: the value an explicit `null` is sent as, for optional
+    /// properties that accept `null` themselves (where `null` now stands for absent).
+    markers: BTreeMap<String, Value>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(projection: &'a Projection, profile: Profile, options: TailorOptions) -> Walk<'a> {
+        let mut shared_targets = std::collections::HashSet::new();
+        shared_ref_targets(&projection.schema, &mut shared_targets);
+        Walk {
+            profile,
+            table: steps(profile),
+            options,
+            draft: projection.draft,
+            old_links: &projection.links,
+            links: Links::default(),
+            renames: BTreeMap::new(),
+            trace: Vec::new(),
+            adapters: Vec::new(),
+            unresolved: Vec::new(),
+            conjoined: std::collections::HashSet::new(),
+            shared_targets,
+            shared: false,
+            position: Position::Other,
+            carrier_key: None,
+            markers: BTreeMap::new(),
+        }
+    }
+
+    /// The root as the one property of an object: `{type: object, properties: {arguments:
+    /// root}, required: [arguments]}` (closed where the provider wants it), with the adapter
+    /// that wraps and unwraps payloads. Recursive definitions stay at the top, where their
+    /// `$ref`s point; a `$ref` to the root itself follows it down.
+    fn wrapped_root(&mut self, root: &Value) -> Value {
+        let inner_at = pointer::push("/properties", WRAP_PROPERTY);
+        let mut body = root.clone();
+        let defs = body.as_object_mut().and_then(|m| m.shift_remove("$defs"));
+        let mut inner = self.child(&body, "", &inner_at, None);
+        retarget_root_refs(&mut inner, &format!("#{inner_at}"));
+        let mut wrapper = Map::new();
+        wrapper.insert("type".into(), json!("object"));
+        wrapper.insert("properties".into(), json!({ WRAP_PROPERTY: inner }));
+        wrapper.insert("required".into(), json!([WRAP_PROPERTY]));
+        if self.has(Step::CloseObjects) {
+            wrapper.insert("additionalProperties".into(), json!(false));
+        }
+        if let Some(Value::Object(defs)) = defs {
+            let mut done = Map::new();
+            for (name, def) in defs {
+                let at = pointer::push(&pointer::push("", "$defs"), &name);
+                let mut d = self.child(&def, &at, &at, None);
+                retarget_root_refs(&mut d, &format!("#{inner_at}"));
+                done.insert(name, d);
+            }
+            wrapper.insert("$defs".into(), Value::Object(done));
+        }
+        for p in ["", "/properties"] {
+            self.links.insert(p.to_owned(), self.originals(""));
+        }
+        self.adapters.push(Adapter::Wrap {
+            at: String::new(),
+            property: WRAP_PROPERTY.to_owned(),
+        });
+        let why = match root.get("type") {
+            _ if root.get("anyOf").is_some() || root.get("oneOf").is_some() => {
+                "a union that does not merge into one object".to_owned()
+            }
+            Some(t) if t != &json!("object") => format!("`type: {t}`"),
+            None => "no `type`".to_owned(),
+            _ => "not one plain object".to_owned(),
+        };
+        self.record(
+            Rule::TailorWrapRoot,
+            "",
+            "",
+            Tailoring::WrapRoot {
+                profile: self.profile,
+                property: WRAP_PROPERTY.to_owned(),
+                why,
+            },
+        );
+        Value::Object(wrapper)
+    }
+}
+
+/// `$ref: "#"` (the root) → `target`, for a root that moved down.
+fn retarget_root_refs(v: &mut Value, target: &str) {
+    match v {
+        Value::Object(m) => {
+            if m.get("$ref") == Some(&json!("#")) {
+                m.insert("$ref".into(), json!(target));
+            }
+            m.values_mut().for_each(|c| retarget_root_refs(c, target));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|c| retarget_root_refs(c, target)),
+        _ => {}
+    }
 }
 
 /// In-place applicators (from the keyword table, plus the references): beside them, an
@@ -298,15 +394,27 @@ impl Walk<'_> {
 
     /// Tailors the node found at `from` in the projection, to be placed at `out`.
     fn node(&mut self, schema: &Value, from: &str, out: &str) -> Value {
+        let position = std::mem::replace(&mut self.position, Position::Other);
+        let carrier_key = self.carrier_key.take();
         self.renames.insert(from.to_owned(), out.to_owned());
         self.links.insert(out.to_owned(), self.originals(from));
+        // `true` accepts anything, like `{}`: carried the same way where the provider needs it.
+        let anything = Value::Object(Map::new());
+        let schema = if schema == &Value::Bool(true)
+            && position == Position::Value
+            && self.stand_ins().is_some()
+        {
+            &anything
+        } else {
+            schema
+        };
         let Some(m) = schema.as_object() else {
             return schema.clone();
         };
         let input = m;
         let m = m.clone();
         let was_shared = self.shared;
-        let done = self.node_steps(input, m, from, out);
+        let done = self.node_steps(input, m, from, out, position, carrier_key);
         self.shared = was_shared;
         done
     }
@@ -317,9 +425,32 @@ impl Walk<'_> {
         mut m: Map<String, Value>,
         from: &str,
         out: &str,
+        position: Position,
+        carrier_key: Option<String>,
     ) -> Value {
+        // Before the drops: they would take the tuple's positions and the map's value schema.
+        if self.has(Step::TupleItems) {
+            self.tuple_items(&mut m, from, out);
+        }
+        if self.has(Step::EncodeMaps)
+            && let Some(entries) = self.map_entries(&m, from, out, position)
+        {
+            return entries;
+        }
+        if self.has(Step::EncodeEmptyObjects)
+            && let Some(text) = self.empty_object(&m, from, out, position)
+        {
+            return text;
+        }
+        if self.stand_ins().is_some() {
+            self.distribute_type(&mut m, from, out);
+        }
         for step in self.table {
             match *step {
+                Step::ConstType => self.const_type(&mut m, from, out),
+                Step::DropListed { set } => self.drop_listed(&mut m, set, from, out),
+                Step::DropComplexPatterns { all } => self.drop_pattern(&mut m, all, from, out),
+                Step::MinItemsAtMost { max } => self.min_items_at_most(&mut m, max, from, out),
                 Step::NullableToType => self.nullable_to_type(&mut m, from, out),
                 Step::ConstToEnum => self.const_to_enum(&mut m, from, out),
                 Step::DropKeywords { rules } => self.drop_keywords(&mut m, rules, from, out),
@@ -343,6 +474,19 @@ impl Walk<'_> {
             || self.shared_targets.contains(from)
             || (in_place_keys().any(|k| m.contains_key(k))
                 && OBJECT_SHAPE.iter().any(|k| m.contains_key(*k)));
+        if self.has(Step::EncodeEnums)
+            && let Some(split) = self.enum_text(&mut m, from, out)
+        {
+            return split;
+        }
+        // A schema that applies together with others to one value (an `anyOf` alternative
+        // beside its parent's properties, …) only adds constraints: it is no value's form.
+        if position == Position::Value && !self.shared && self.kindless(&m) {
+            return match encode::kind_family(&m) {
+                Some(kind) => self.kind_split(&m, kind, from, out),
+                None => self.json_text(&m, from, out, carrier_key),
+            };
+        }
         let plans = self.null_plans(&m, out);
         self.children(&mut m, from, out, &plans);
         self.guards(input, &mut m, from, out);
@@ -366,6 +510,9 @@ impl Walk<'_> {
     ) {
         let keys: Vec<String> = m.keys().cloned().collect();
         let shaped = OBJECT_SHAPE.iter().any(|k| m.contains_key(*k));
+        let alone = m
+            .keys()
+            .all(|k| matches!(k.as_str(), "anyOf" | "oneOf") || ANNOTATIONS.contains(&k.as_str()));
         for key in keys {
             let conjoined = match key.as_str() {
                 "allOf" | "then" | "else" | "dependentSchemas" => true,
@@ -393,24 +540,33 @@ impl Walk<'_> {
                             self.conjoined.insert(child_out.clone());
                         }
                         let plan = (key == "properties")
-                            .then(|| plans.get(&name).copied())
+                            .then(|| plans.get(&name).cloned())
                             .flatten();
                         let done = match plan {
-                            Some(NullForm::Wrapped) => {
-                                let inner = self.node(
-                                    child,
-                                    &child_from,
-                                    &pointer::push_index(&pointer::push(&child_out, "anyOf"), 0),
-                                );
+                            Some(plan @ (NullForm::Wrapped | NullForm::Marked)) => {
+                                let any_of = pointer::push(&child_out, "anyOf");
+                                self.position = Position::under(&key);
+                                let inner =
+                                    self.node(child, &child_from, &pointer::push_index(&any_of, 0));
                                 self.links.insert(
-                                    pointer::push_index(&pointer::push(&child_out, "anyOf"), 1),
+                                    pointer::push_index(&any_of, 1),
                                     self.originals(&child_from),
                                 );
                                 self.links
                                     .insert(child_out.clone(), self.originals(&child_from));
-                                json!({"anyOf": [inner, {"type": "null"}]})
+                                let second = match plan {
+                                    NullForm::Marked => self
+                                        .markers
+                                        .get(&child_out)
+                                        .map_or(json!({"type": "null"}), marker_schema),
+                                    _ => json!({"type": "null"}),
+                                };
+                                json!({"anyOf": [inner, second]})
                             }
-                            _ => self.node(child, &child_from, &child_out),
+                            _ => {
+                                self.position = Position::under(&key);
+                                self.node(child, &child_from, &child_out)
+                            }
                         };
                         members.insert(name, done);
                     }
@@ -418,6 +574,7 @@ impl Walk<'_> {
                 Some(Slot::Single | Slot::SingleOrArray) => {
                     if let Value::Array(list) = value {
                         for (i, child) in list.iter_mut().enumerate() {
+                            self.position = Position::under(&key);
                             *child = self.node(
                                 child,
                                 &pointer::push_index(&from_k, i),
@@ -428,16 +585,31 @@ impl Walk<'_> {
                         if conjoined {
                             self.conjoined.insert(out_k.clone());
                         }
+                        self.position = Position::under(&key);
                         *value = self.node(value, &from_k, &out_k);
                     }
                 }
                 Some(Slot::Array) => {
                     if let Value::Array(list) = value {
-                        for (i, child) in list.iter_mut().enumerate() {
+                        let keys = if key == "anyOf" || key == "oneOf" {
+                            carrier_keys(list)
+                        } else {
+                            vec![None; list.len()]
+                        };
+                        // An alternative is a form of the value only when nothing beside the
+                        // union judges the value too; otherwise it adds constraints to them.
+                        let position = if alone {
+                            Position::under(&key)
+                        } else {
+                            Position::Other
+                        };
+                        for ((i, child), carrier) in list.iter_mut().enumerate().zip(keys) {
                             let child_out = pointer::push_index(&out_k, i);
                             if conjoined {
                                 self.conjoined.insert(child_out.clone());
                             }
+                            self.position = position;
+                            self.carrier_key = carrier;
                             *child = self.node(child, &pointer::push_index(&from_k, i), &child_out);
                         }
                     }
@@ -661,6 +833,76 @@ impl Walk<'_> {
                 profile: self.profile,
                 keywords,
                 dependent,
+            },
+        );
+    }
+
+    /// Drops keywords named by the step itself (for what the profile's lint rules do not list).
+    fn drop_listed(&mut self, m: &mut Map<String, Value>, set: KeywordSet, from: &str, out: &str) {
+        let unwanted = |k: &str| match set {
+            KeywordSet::Named(names) => names.contains(&k),
+            KeywordSet::Outside(allowed) => !allowed.contains(&k),
+        };
+        let keywords: Vec<String> = m.keys().filter(|k| unwanted(k)).cloned().collect();
+        if keywords.is_empty() {
+            return;
+        }
+        for k in &keywords {
+            m.shift_remove(k);
+        }
+        let dependent = drop_dependents(m, &keywords);
+        self.record(
+            Rule::TailorDropKeyword,
+            out,
+            from,
+            Tailoring::KeywordsDropped {
+                profile: self.profile,
+                keywords,
+                dependent,
+            },
+        );
+    }
+
+    /// Drops a `pattern` the provider's regex engine refuses: lookaround, and with `all` also
+    /// backreferences and word boundaries.
+    fn drop_pattern(&mut self, m: &mut Map<String, Value>, all: bool, from: &str, out: &str) {
+        let Some(Value::String(p)) = m.get("pattern") else {
+            return;
+        };
+        if !(crate::lint::has_lookaround(p) || all && has_backreference_or_boundary(p)) {
+            return;
+        }
+        let p = p.clone();
+        m.shift_remove("pattern");
+        self.record(
+            Rule::TailorDropKeyword,
+            out,
+            from,
+            Tailoring::KeywordsDropped {
+                profile: self.profile,
+                keywords: vec![format!("pattern: {p}")],
+                dependent: Vec::new(),
+            },
+        );
+    }
+
+    /// Drops `minItems` above what the provider supports (dropping a bound accepts more).
+    fn min_items_at_most(&mut self, m: &mut Map<String, Value>, max: u64, from: &str, out: &str) {
+        let Some(n) = m.get("minItems").cloned() else {
+            return;
+        };
+        if n.as_u64().is_some_and(|n| n <= max) {
+            return;
+        }
+        m.shift_remove("minItems");
+        self.record(
+            Rule::TailorDropKeyword,
+            out,
+            from,
+            Tailoring::KeywordsDropped {
+                profile: self.profile,
+                keywords: vec![format!("minItems: {n}")],
+                dependent: Vec::new(),
             },
         );
     }
@@ -915,10 +1157,45 @@ impl Walk<'_> {
             );
             return plans;
         }
+        let encodes = self.stand_ins();
         for (name, schema) in props {
-            if !required.contains(name) {
-                plans.insert(name.clone(), null_form(schema));
+            if required.contains(name) {
+                continue;
             }
+            let mut form = null_form(schema, encodes);
+            // A `$ref` with annotations beside it moves into a one-alternative `anyOf` (see
+            // `ref_siblings`), which a null alternative can then join.
+            let wraps_refs = self
+                .table
+                .iter()
+                .any(|s| matches!(s, Step::RefSiblings { wrap: true, .. }));
+            if form == NullForm::Wrapped
+                && wraps_refs
+                && schema.as_object().is_some_and(|c| {
+                    c.contains_key("$ref")
+                        && c.len() > 1
+                        && c.keys()
+                            .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+                })
+            {
+                form = NullForm::Alternative;
+            }
+            // `null` now stands for "absent"; where the property takes `null` itself and does
+            // not say that `null` is what absent means (`default: null`), an explicit `null`
+            // needs a form of its own.
+            if form == NullForm::Already
+                && schema.get("default") != Some(&Value::Null)
+                && let Some(marker) = choose_marker(schema)
+            {
+                let at = pointer::push(&pointer::push(out, "properties"), name);
+                self.markers.insert(at, marker);
+                form = if is_bare_any_of(schema) {
+                    NullForm::MarkedAlternative
+                } else {
+                    NullForm::Marked
+                };
+            }
+            plans.insert(name.clone(), form);
         }
         plans
     }
@@ -932,6 +1209,13 @@ impl Walk<'_> {
     ) {
         if self.has(Step::CloseObjects) && is_object(m) {
             self.close(m, from, out);
+        }
+        if self.has(Step::RequireAll)
+            && m.get("properties").is_some_and(Value::is_object)
+            && !m.contains_key("required")
+        {
+            // The provider wants `required` on every object, even when it lists nothing.
+            m.insert("required".into(), json!([]));
         }
         if self.has(Step::RequireAll) && m.contains_key("properties") {
             if self.options.lossy {
@@ -964,6 +1248,7 @@ impl Walk<'_> {
                 return;
             }
             Some(Value::Bool(true)) => "true",
+            Some(Value::Object(o)) if o.is_empty() => "{}",
             None => "not set",
             Some(_) => {
                 self.unresolved(
@@ -1064,6 +1349,7 @@ impl Walk<'_> {
             let Some(&form) = plans.get(name) else {
                 continue;
             };
+            let at = pointer::push(&pointer::push(out, "properties"), name);
             match form {
                 NullForm::TypeList => add_null_type(schema),
                 NullForm::Alternative => {
@@ -1071,8 +1357,15 @@ impl Walk<'_> {
                         alts.push(json!({"type": "null"}));
                     }
                 }
+                NullForm::MarkedAlternative => {
+                    if let (Some(Value::Array(alts)), Some(marker)) =
+                        (schema.get_mut("anyOf"), self.markers.get(&at))
+                    {
+                        alts.push(marker_schema(marker));
+                    }
+                }
                 // Wrapped while the children were tailored; Already needs nothing.
-                NullForm::Wrapped | NullForm::Already => {}
+                NullForm::Wrapped | NullForm::Marked | NullForm::Already => {}
             }
             made.push((name.clone(), form));
         }
@@ -1088,7 +1381,7 @@ impl Walk<'_> {
         for (name, form) in made {
             let at = pointer::push(&pointer::push(out, "properties"), &name);
             let prop_from = pointer::push(&pointer::push(from, "properties"), &name);
-            if form == NullForm::Alternative
+            if matches!(form, NullForm::Alternative | NullForm::MarkedAlternative)
                 && let Some(Value::Array(alts)) = m["properties"][&name].get("anyOf")
             {
                 let last = pointer::push_index(&pointer::push(&at, "anyOf"), alts.len() - 1);
@@ -1104,6 +1397,16 @@ impl Walk<'_> {
                     form,
                 },
             );
+        }
+        for name in &names {
+            let at = pointer::push(&pointer::push(out, "properties"), name);
+            if let Some(marker) = self.markers.get(&at) {
+                self.adapters.push(Adapter::NullMarker {
+                    at: out.to_owned(),
+                    properties: vec![name.clone()],
+                    marker: marker.clone(),
+                });
+            }
         }
         self.adapters.push(Adapter::NullForAbsent {
             at: out.to_owned(),
@@ -1220,16 +1523,29 @@ fn required_names(m: &Map<String, Value>) -> Vec<String> {
     }
 }
 
-/// How to make `schema` accept `null` as well, and nothing else new.
-fn null_form(schema: &Value) -> NullForm {
+/// How to make `schema` accept `null` as well, and nothing else new. `encodes`: the stand-ins
+/// for `type` of a profile that carries kindless values as JSON text (a string, to which
+/// `"null"` is added).
+fn null_form(schema: &Value, encodes: Option<&[&str]>) -> NullForm {
     let Some(m) = schema.as_object() else {
-        // `true` accepts null already; `false` wrapped accepts null only.
-        return if schema == &Value::Bool(true) {
-            NullForm::Already
-        } else {
-            NullForm::Wrapped
+        // `true` accepts null already (unless it becomes JSON text); `false` wrapped accepts
+        // null only.
+        return match (schema == &Value::Bool(true), encodes) {
+            (true, Some(_)) => NullForm::TypeList,
+            (true, None) => NullForm::Already,
+            (false, _) => NullForm::Wrapped,
         };
     };
+    if let Some(stand_ins) = encodes
+        && !stand_ins.iter().any(|k| m.contains_key(*k))
+        && !m.contains_key("const")
+    {
+        // JSON text in a string, or beside the one kind its keywords constrain in an `anyOf`.
+        return match encode::kind_family(m) {
+            Some(_) => NullForm::Alternative,
+            None => NullForm::TypeList,
+        };
+    }
     // Keywords that would still judge a null after "null" joins the type list.
     const JUDGE_NULL: &[&str] = &[
         "const",
@@ -1267,6 +1583,100 @@ fn null_form(schema: &Value) -> NullForm {
         return NullForm::Already;
     }
     NullForm::Wrapped
+}
+
+/// `anyOf` with annotations only beside it: another alternative can join it in place.
+fn is_bare_any_of(schema: &Value) -> bool {
+    schema.as_object().is_some_and(|m| {
+        m.get("anyOf").is_some_and(Value::is_array)
+            && m.keys()
+                .all(|k| k == "anyOf" || ANNOTATIONS.contains(&k.as_str()))
+    })
+}
+
+/// Whether `schema` may accept a value of `kind` (`string`, `object`, `boolean`); true when
+/// unsure.
+fn may_accept(schema: &Value, kind: &str) -> bool {
+    let Some(m) = schema.as_object() else {
+        return schema != &Value::Bool(false);
+    };
+    let of_kind = |v: &Value| match kind {
+        "string" => v.is_string(),
+        "object" => v.is_object(),
+        "boolean" => v.is_boolean(),
+        _ => true,
+    };
+    if let Some(Value::Array(values)) = m.get("enum") {
+        return values.iter().any(of_kind);
+    }
+    if let Some(c) = m.get("const") {
+        return of_kind(c);
+    }
+    if let Some(Value::Array(alts)) = m.get("anyOf").or_else(|| m.get("oneOf")) {
+        return alts.iter().any(|a| may_accept(a, kind));
+    }
+    if let Some(Value::Array(parts)) = m.get("allOf") {
+        return parts.iter().all(|p| may_accept(p, kind));
+    }
+    if m.contains_key("$ref") {
+        return true;
+    }
+    let types = type_names(m);
+    types.is_empty() || types.contains(&kind)
+}
+
+/// The value an explicit `null` is sent as: one the property's own schema cannot take, so that
+/// it never stands for a real value.
+fn choose_marker(schema: &Value) -> Option<Value> {
+    [
+        ("string", json!("<null>")),
+        ("object", json!({"null": true})),
+        ("boolean", json!(false)),
+    ]
+    .into_iter()
+    .find(|(kind, _)| !may_accept(schema, kind))
+    .map(|(_, marker)| marker)
+}
+
+/// The alternative that takes the marker.
+fn marker_schema(marker: &Value) -> Value {
+    let note = "Send this for an explicit null; null itself means the property is not given.";
+    match marker {
+        Value::Object(m) => {
+            let (key, value) = m.iter().next().expect("the object marker has one key");
+            let mut properties = Map::new();
+            properties.insert(key.clone(), json!({"type": "boolean", "enum": [value]}));
+            json!({
+                "type": "object",
+                "properties": properties,
+                "required": [key],
+                "additionalProperties": false,
+                "description": note
+            })
+        }
+        other => json!({
+            "type": if other.is_string() { "string" } else { "boolean" },
+            "enum": [other],
+            "description": note
+        }),
+    }
+}
+
+/// Backreferences and word boundaries, which some providers' regex engines lack.
+fn has_backreference_or_boundary(pattern: &str) -> bool {
+    let b = pattern.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'\\' {
+            if matches!(b[i + 1], b'1'..=b'9' | b'k' | b'b' | b'B') {
+                return true;
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    false
 }
 
 fn add_null_type(schema: &mut Value) {
@@ -1324,6 +1734,24 @@ fn drop_dependents(m: &mut Map<String, Value>, dropped: &[String]) -> Vec<String
         take(m, "unevaluatedItems", &mut more);
     }
     more
+}
+
+/// `key: value` just before `before` (at the end when it is missing).
+fn insert_before(m: &mut Map<String, Value>, before: &str, key: &str, value: Value) {
+    let mut out = Map::new();
+    let mut value = Some(value);
+    for (k, v) in std::mem::take(m) {
+        if k == before
+            && let Some(v) = value.take()
+        {
+            out.insert(key.to_owned(), v);
+        }
+        out.insert(k, v);
+    }
+    if let Some(v) = value {
+        out.insert(key.to_owned(), v);
+    }
+    *m = out;
 }
 
 fn insert_after(m: &mut Map<String, Value>, after: &str, key: &str, value: Value) {

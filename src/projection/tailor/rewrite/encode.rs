@@ -1,0 +1,697 @@
+//! The steps that make a provider accept what it has no words for, each exact: the tailored
+//! schema describes another *form* of the same values, and an [`Adapter`] moves payloads between
+//! the two forms (`unadapt(adapt(p)) == p`).
+//!
+//! - a value that may be anything (`{}`, a recursion cut, Pydantic `Any`) is carried as its JSON
+//!   text, in a string — or in `{"json": text}` where a sibling alternative takes strings, so
+//!   that a plain string is never read as JSON;
+//! - a map (an object with arbitrary keys) is carried as a list of `{key, value}` entries;
+//! - non-string enum values (Gemini) are carried as strings;
+//! - a root that cannot be one object is carried as the one property of an object.
+//!
+//! And two rewrites that need no adapter: `const` without `type` gets its value's type, and a
+//! tuple's positions become one `items` schema that accepts each of them.
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    ANNOTATIONS, ARRAY_KEYWORDS, NUMBER_KEYWORDS, OBJECT_KEYWORDS, STRING_KEYWORDS, Walk,
+    in_place_keys, kind_keywords, type_names,
+};
+use crate::pointer;
+use crate::projection::Rule;
+use crate::projection::tailor::{Adapter, ENTRY_KEY, ENTRY_VALUE, EnumText, Step, Tailoring};
+
+/// The property that carries JSON text beside a sibling alternative that takes strings.
+pub(super) const JSON_KEY: &str = "json";
+
+/// The property a wrapped root is sent under.
+pub(in crate::projection::tailor) const WRAP_PROPERTY: &str = "arguments";
+
+/// Where a node sits, as far as encodings care: only a value's own schema (a property, an item,
+/// an alternative, a definition) can be replaced by another form of the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Position {
+    Value,
+    Other,
+}
+
+impl Position {
+    /// The position of the subschemas under `keyword`.
+    pub(super) fn under(keyword: &str) -> Position {
+        match keyword {
+            // `additionalProperties` beside properties is the object's business (closing it);
+            // a map's value schema is placed by `map_entries`.
+            "properties" | "patternProperties" | "items" | "prefixItems" | "anyOf" | "oneOf"
+            | "$defs" | "definitions" => Position::Value,
+            _ => Position::Other,
+        }
+    }
+}
+
+/// The JSON Schema type of a value.
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Whether an alternative may take a string (so a JSON-text string beside it is ambiguous).
+pub(super) fn may_take_strings(schema: &Value) -> bool {
+    let Some(m) = schema.as_object() else {
+        return schema != &Value::Bool(false);
+    };
+    if let Some(Value::Array(values)) = m.get("enum") {
+        return values.iter().any(Value::is_string);
+    }
+    if let Some(c) = m.get("const") {
+        return c.is_string();
+    }
+    let types = type_names(m);
+    if !types.is_empty() {
+        return types.iter().any(|t| t.eq_ignore_ascii_case("string"));
+    }
+    match m.get("anyOf").or_else(|| m.get("oneOf")) {
+        Some(Value::Array(alts)) => alts.iter().any(may_take_strings),
+        _ => true,
+    }
+}
+
+/// Property names an alternative declares (a keyed carrier must not use one of them).
+fn declared_names(schema: &Value) -> Vec<String> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// For each alternative of a union: the key its JSON-text carrier needs, if it becomes one and a
+/// sibling may take strings. The key is `json`, or `json_2`, … when a sibling declares it.
+pub(super) fn carrier_keys(alternatives: &[Value]) -> Vec<Option<String>> {
+    let taken: Vec<String> = alternatives.iter().flat_map(declared_names).collect();
+    let key = (1..)
+        .map(|i| {
+            if i == 1 {
+                JSON_KEY.to_owned()
+            } else {
+                format!("{JSON_KEY}_{i}")
+            }
+        })
+        .find(|k| !taken.contains(k))
+        .expect("some key is free");
+    (0..alternatives.len())
+        .map(|i| {
+            let sibling_strings = alternatives
+                .iter()
+                .enumerate()
+                .any(|(j, a)| j != i && may_take_strings(a));
+            sibling_strings.then(|| key.clone())
+        })
+        .collect()
+}
+
+/// The one kind a kindless schema's keywords speak about (`minLength` and `format` speak about
+/// strings, `properties` about objects, …), when there is exactly one: those keywords ignore
+/// every other kind.
+pub(super) fn kind_family(m: &Map<String, Value>) -> Option<&'static str> {
+    let families: [(&'static str, &[&str]); 4] = [
+        ("string", STRING_KEYWORDS),
+        ("number", NUMBER_KEYWORDS),
+        ("array", ARRAY_KEYWORDS),
+        ("object", OBJECT_KEYWORDS),
+    ];
+    let mut found = families
+        .iter()
+        .filter(|(_, keys)| m.keys().any(|k| keys.contains(&k.as_str())))
+        .map(|(kind, _)| *kind);
+    match (found.next(), found.next()) {
+        (Some(kind), None) => Some(kind),
+        _ => None,
+    }
+}
+
+impl Walk<'_> {
+    // -----------------------------------------------------------------------------------------
+    // Rewrites without an adapter
+
+    /// `const` without `type`: the type of its value (the same values: `const` pins one).
+    pub(super) fn const_type(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
+        if m.contains_key("type") {
+            return;
+        }
+        let Some(value) = m.get("const") else { return };
+        let ty = kind_of(value);
+        super::insert_before(m, "const", "type", json!(ty));
+        self.record(
+            Rule::TailorTypeAdded,
+            out,
+            from,
+            Tailoring::TypeFromValue {
+                profile: self.profile,
+                keyword: "const".into(),
+                ty: ty.into(),
+            },
+        );
+    }
+
+    /// `type` beside an `anyOf` whose alternatives have none: copied into them (exact), so
+    /// that each alternative says its kind as the provider wants, and none of them is mistaken
+    /// for a value that may be anything.
+    pub(super) fn distribute_type(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
+        let Some(ty) = m.get("type").cloned() else {
+            return;
+        };
+        let mut done = Vec::new();
+        for key in ["anyOf", "oneOf"] {
+            let Some(Value::Array(alts)) = m.get_mut(key) else {
+                continue;
+            };
+            for (i, alt) in alts.iter_mut().enumerate() {
+                if let Value::Object(a) = alt
+                    && !["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
+                        .iter()
+                        .any(|k| a.contains_key(*k))
+                {
+                    let mut typed = Map::new();
+                    typed.insert("type".into(), ty.clone());
+                    typed.extend(std::mem::take(a));
+                    *a = typed;
+                    done.push(i);
+                }
+            }
+        }
+        if done.is_empty() {
+            return;
+        }
+        self.record(
+            Rule::TailorTypeAdded,
+            out,
+            from,
+            Tailoring::TypeDistributed {
+                profile: self.profile,
+                ty,
+                alternatives: done,
+            },
+        );
+    }
+
+    /// A tuple (`prefixItems`, or draft-07 `items: [...]`): one `items` schema that accepts every
+    /// position (an `anyOf` of the distinct position schemas, plus what the rest may hold), and
+    /// `maxItems` at the tuple's length when nothing may follow. Accepts every array the tuple
+    /// accepts; it forgets which position takes which schema.
+    pub(super) fn tuple_items(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
+        let (positions, rest_key) = match (m.get("prefixItems"), m.get("items")) {
+            (Some(Value::Array(p)), _) => (p.clone(), "items"),
+            (None, Some(Value::Array(p))) => (p.clone(), "additionalItems"),
+            _ => return,
+        };
+        let rest = match m.get(rest_key) {
+            None | Some(Value::Bool(true)) => Some(json!({})),
+            Some(Value::Bool(false)) => None,
+            Some(other) if rest_key == "items" && other.is_array() => Some(json!({})),
+            Some(other) => Some(other.clone()),
+        };
+        let mut alternatives: Vec<Value> = Vec::new();
+        for p in positions.iter().chain(rest.iter()) {
+            let p = if p == &Value::Bool(true) {
+                json!({})
+            } else {
+                p.clone()
+            };
+            if !alternatives.contains(&p) {
+                alternatives.push(p);
+            }
+        }
+        m.shift_remove("prefixItems");
+        m.shift_remove("additionalItems");
+        let items = match <[Value; 1]>::try_from(alternatives) {
+            Ok([one]) => one,
+            Err(many) if many.is_empty() => Value::Bool(false),
+            Err(many) => json!({"anyOf": many}),
+        };
+        m.insert("items".into(), items);
+        let closed = rest.is_none();
+        if closed {
+            let len = positions.len() as u64;
+            let max = m
+                .get("maxItems")
+                .and_then(Value::as_u64)
+                .map_or(len, |x| x.min(len));
+            m.insert("maxItems".into(), json!(max));
+        }
+        self.record(
+            Rule::TailorTupleItems,
+            out,
+            from,
+            Tailoring::TupleItems {
+                profile: self.profile,
+                positions: positions.len(),
+                closed,
+            },
+        );
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Maps
+
+    /// An object whose keys are not listed (no `properties`, or none and an open or typed
+    /// `additionalProperties`, or `patternProperties`): `Some` with the entries form, its value
+    /// schema tailored.
+    pub(super) fn map_entries(
+        &mut self,
+        m: &Map<String, Value>,
+        from: &str,
+        out: &str,
+        position: Position,
+    ) -> Option<Value> {
+        // A value's form, or the whole parameters (wrapped afterwards); never a schema that
+        // only adds constraints to its parent's value.
+        let own_form = position == Position::Value || out.is_empty();
+        if self.shared || !own_form || !self.is_map(m, position == Position::Value) {
+            return None;
+        }
+        let nullable = type_names(m).contains(&"null") || m.get("nullable") == Some(&json!(true));
+        // What one value may be: a matching pattern's schema or the rest's.
+        let mut sources: Vec<(Value, String)> = Vec::new();
+        if let Some(Value::Object(patterns)) = m.get("patternProperties") {
+            let base = pointer::push(from, "patternProperties");
+            for (p, s) in patterns {
+                sources.push((s.clone(), pointer::push(&base, p)));
+            }
+        }
+        match m.get("additionalProperties") {
+            Some(Value::Bool(false)) => {}
+            None | Some(Value::Bool(true)) => sources.push((json!({}), from.to_owned())),
+            Some(s) => sources.push((s.clone(), pointer::push(from, "additionalProperties"))),
+        }
+        let entry_at = pointer::push(out, "items");
+        let props_at = pointer::push(&entry_at, "properties");
+        let value_at = pointer::push(&props_at, ENTRY_VALUE);
+        let value = if let [(schema, source)] = sources.as_slice() {
+            self.child(schema, source, &value_at, None)
+        } else {
+            let schemas: Vec<Value> = sources.iter().map(|(s, _)| s.clone()).collect();
+            let keys = carrier_keys(&schemas);
+            let any_of_at = pointer::push(&value_at, "anyOf");
+            let alternatives: Vec<Value> = sources
+                .iter()
+                .zip(keys)
+                .enumerate()
+                .map(|(i, ((s, source), key))| {
+                    self.child(s, source, &pointer::push_index(&any_of_at, i), key)
+                })
+                .collect();
+            self.links.insert(value_at.clone(), self.originals(from));
+            json!({"anyOf": alternatives})
+        };
+        let mut key = json!({"type": "string"});
+        if let Some(Value::Object(names)) = m.get("propertyNames") {
+            for k in ["pattern", "minLength", "maxLength", "format", "enum"] {
+                if let Some(v) = names.get(k) {
+                    key[k] = v.clone();
+                }
+            }
+        }
+        let key_at = pointer::push(&props_at, ENTRY_KEY);
+        let key = self.child(&key, &pointer::push(from, "propertyNames"), &key_at, None);
+        let mut entry = json!({
+            "type": "object",
+            "properties": {ENTRY_KEY: key, ENTRY_VALUE: value},
+            "required": [ENTRY_KEY, ENTRY_VALUE],
+        });
+        if self.has(Step::CloseObjects) {
+            entry["additionalProperties"] = json!(false);
+        }
+        for p in [&entry_at, &props_at] {
+            self.links.insert(p.clone(), self.originals(from));
+        }
+        let mut array = Map::new();
+        for k in ANNOTATIONS
+            .iter()
+            .filter(|k| **k == "title" || **k == "description")
+        {
+            if let Some(v) = m.get(*k) {
+                array.insert((*k).into(), v.clone());
+            }
+        }
+        let ty = match (nullable, self.has(Step::TypeArrayToNullable)) {
+            (false, _) => json!("array"),
+            (true, false) => json!(["array", "null"]),
+            (true, true) => {
+                array.insert("nullable".into(), json!(true));
+                json!("array")
+            }
+        };
+        insert_front(&mut array, "type", ty);
+        array.insert("items".into(), entry);
+        for (from_k, to_k) in [("minProperties", "minItems"), ("maxProperties", "maxItems")] {
+            if let Some(v) = m.get(from_k) {
+                array.insert(to_k.into(), v.clone());
+            }
+        }
+        self.adapters.push(Adapter::Entries { at: out.to_owned() });
+        self.record(
+            Rule::TailorMapEntries,
+            out,
+            from,
+            Tailoring::MapEntries {
+                profile: self.profile,
+                patterns: m.get("patternProperties").is_some(),
+            },
+        );
+        Some(Value::Object(array))
+    }
+
+    /// An object schema that lists no keys a payload must use, so that a provider demanding
+    /// `properties` (or refusing `additionalProperties`) cannot say what it holds. `nested`: a
+    /// value's schema, where `properties: {}` left open is a map like any other (at the top it
+    /// is how a tool says it takes no arguments).
+    fn is_map(&self, m: &Map<String, Value>, nested: bool) -> bool {
+        let types = type_names(m);
+        let object_only =
+            types.contains(&"object") && types.iter().all(|t| *t == "object" || *t == "null");
+        if !object_only || in_place_keys().any(|k| m.contains_key(k)) {
+            return false;
+        }
+        let open = match m.get("additionalProperties") {
+            None | Some(Value::Bool(true)) => true,
+            Some(Value::Bool(false)) => false,
+            Some(_) => true,
+        };
+        match m.get("properties") {
+            // `properties: {}` closed, or left open without saying more, is how a tool says it
+            // takes no arguments; closing it says the same.
+            Some(Value::Object(p)) if p.is_empty() => {
+                (nested && open)
+                    || m.get("patternProperties").is_some()
+                    || matches!(m.get("additionalProperties"), Some(Value::Object(_)))
+                    || m.get("additionalProperties") == Some(&Value::Bool(true))
+            }
+            Some(_) => false,
+            None => open || m.get("patternProperties").is_some(),
+        }
+    }
+
+    /// Tailors `schema` as a value found at `from` in the projection, placed at `out`.
+    pub(super) fn child(
+        &mut self,
+        schema: &Value,
+        from: &str,
+        out: &str,
+        carrier_key: Option<String>,
+    ) -> Value {
+        self.position = Position::Value;
+        self.carrier_key = carrier_key;
+        self.node(schema, from, out)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Anything, as JSON text
+
+    /// Whether the profile carries this node as JSON text: it is a value's schema and names
+    /// none of the keywords the provider takes in place of a `type`.
+    pub(super) fn kindless(&self, m: &Map<String, Value>) -> bool {
+        self.stand_ins()
+            .is_some_and(|stand_ins| !stand_ins.iter().any(|k| m.contains_key(*k)))
+    }
+
+    pub(super) fn stand_ins(&self) -> Option<&'static [&'static str]> {
+        self.table.iter().find_map(|s| match s {
+            Step::EncodeAny { stand_ins } => Some(*stand_ins),
+            _ => None,
+        })
+    }
+
+    /// The JSON-text carrier in place of `m`, which the provider cannot describe.
+    pub(super) fn json_text(
+        &mut self,
+        m: &Map<String, Value>,
+        from: &str,
+        out: &str,
+        key: Option<String>,
+    ) -> Value {
+        // Whatever was tailored below is replaced by the carrier.
+        for k in m.keys() {
+            self.purge(&pointer::push(out, k));
+        }
+        let was: Vec<String> = m
+            .keys()
+            .filter(|k| !ANNOTATIONS.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        let note = "Sent as JSON text: any JSON value, encoded in a string.";
+        let description = match m.get("description").and_then(Value::as_str) {
+            Some(d) if d.trim_end().ends_with(['.', '!', '?']) => {
+                format!("{} {note}", d.trim_end())
+            }
+            Some(d) if !d.trim().is_empty() => format!("{}. {note}", d.trim_end()),
+            _ => note.to_owned(),
+        };
+        let mut carrier = Map::new();
+        if let Some(t) = m.get("title") {
+            carrier.insert("title".into(), t.clone());
+        }
+        match &key {
+            None => {
+                carrier.insert("type".into(), json!("string"));
+                carrier.insert("description".into(), json!(description));
+            }
+            Some(k) => {
+                carrier.insert("type".into(), json!("object"));
+                carrier.insert("description".into(), json!(description));
+                carrier.insert(
+                    "properties".into(),
+                    json!({k.clone(): {"type": "string", "description": note}}),
+                );
+                carrier.insert("required".into(), json!([k]));
+                if self.has(Step::CloseObjects) {
+                    carrier.insert("additionalProperties".into(), json!(false));
+                }
+            }
+        }
+        self.adapters.push(Adapter::JsonText {
+            at: out.to_owned(),
+            key: key.clone(),
+        });
+        self.record(
+            Rule::TailorJsonText,
+            out,
+            from,
+            Tailoring::JsonText {
+                profile: self.profile,
+                key,
+                constraints: was,
+            },
+        );
+        Value::Object(carrier)
+    }
+
+    /// A kindless schema whose keywords speak about one kind: `anyOf` of that kind, with those
+    /// keywords (tailored as usual), and JSON text for every other value — which the keywords
+    /// never judged. The model sees the shape the schema's author meant first.
+    pub(super) fn kind_split(
+        &mut self,
+        m: &Map<String, Value>,
+        kind: &'static str,
+        from: &str,
+        out: &str,
+    ) -> Value {
+        let mut typed = Map::new();
+        typed.insert("type".into(), json!(kind));
+        let mut outer = Map::new();
+        for (k, v) in m {
+            if kind_keywords(kind).contains(&k.as_str()) {
+                typed.insert(k.clone(), v.clone());
+            } else {
+                outer.insert(k.clone(), v.clone());
+            }
+        }
+        let any_of = pointer::push(out, "anyOf");
+        let native = self.child(
+            &Value::Object(typed),
+            from,
+            &pointer::push_index(&any_of, 0),
+            None,
+        );
+        // Strings beside a string alternative go in `{"json": …}`.
+        let key = (kind == "string").then(|| JSON_KEY.to_owned());
+        self.links
+            .insert(pointer::push_index(&any_of, 1), self.originals(from));
+        let carrier = self.json_text(&Map::new(), from, &pointer::push_index(&any_of, 1), key);
+        outer.insert("anyOf".into(), json!([native, carrier]));
+        Value::Object(outer)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Enums
+
+    /// Gemini: `enum` needs `type: string` and string values. A string enum without `type` gets
+    /// it; non-string values are sent as their JSON text (`null` as a null alternative), unless
+    /// that text is also one of the strings, in which case the enum is dropped (accepts more).
+    /// `Some` when the node was rewritten into an `anyOf` with a null alternative.
+    pub(super) fn enum_text(
+        &mut self,
+        m: &mut Map<String, Value>,
+        from: &str,
+        out: &str,
+    ) -> Option<Value> {
+        let Some(Value::Array(values)) = m.get("enum").cloned() else {
+            return None;
+        };
+        if values.iter().all(Value::is_string) {
+            if !m.contains_key("type") {
+                super::insert_before(m, "enum", "type", json!("string"));
+                self.record(
+                    Rule::TailorTypeAdded,
+                    out,
+                    from,
+                    Tailoring::TypeFromValue {
+                        profile: self.profile,
+                        keyword: "enum".into(),
+                        ty: "string".into(),
+                    },
+                );
+            }
+            return None;
+        }
+        let strings: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+        let null = values.contains(&Value::Null);
+        let encoded: Vec<EnumText> = values
+            .iter()
+            .filter(|v| !v.is_string() && !v.is_null())
+            .map(|v| EnumText {
+                value: v.clone(),
+                text: v.to_string(),
+            })
+            .collect();
+        if encoded.iter().any(|e| strings.contains(&e.text.as_str()))
+            || (encoded.is_empty() && strings.is_empty())
+        {
+            m.shift_remove("enum");
+            self.record(
+                Rule::TailorDropKeyword,
+                out,
+                from,
+                Tailoring::KeywordsDropped {
+                    profile: self.profile,
+                    keywords: vec!["enum".into()],
+                    dependent: Vec::new(),
+                },
+            );
+            return None;
+        }
+        let texts: Vec<Value> = values
+            .iter()
+            .filter(|v| !v.is_null())
+            .map(|v| match v {
+                Value::String(s) => json!(s),
+                other => json!(other.to_string()),
+            })
+            .collect();
+        let mut inner = Map::new();
+        inner.insert("type".into(), json!("string"));
+        inner.insert("enum".into(), Value::Array(texts));
+        let mut outer = Map::new();
+        for (k, v) in m.iter() {
+            let kind_specific = NUMBER_KEYWORDS.contains(&k.as_str())
+                || ARRAY_KEYWORDS.contains(&k.as_str())
+                || OBJECT_KEYWORDS.contains(&k.as_str());
+            if !matches!(k.as_str(), "type" | "enum" | "nullable" | "format") && !kind_specific {
+                outer.insert(k.clone(), v.clone());
+            }
+        }
+        let at = if null {
+            pointer::push_index(&pointer::push(out, "anyOf"), 0)
+        } else {
+            out.to_owned()
+        };
+        self.adapters.push(Adapter::EnumText {
+            at: at.clone(),
+            values: encoded.clone(),
+        });
+        self.record(
+            Rule::TailorEnumText,
+            out,
+            from,
+            Tailoring::EnumText {
+                profile: self.profile,
+                values: encoded,
+                null,
+            },
+        );
+        if null {
+            self.links.insert(at, self.originals(from));
+            self.links.insert(
+                pointer::push_index(&pointer::push(out, "anyOf"), 1),
+                self.originals(from),
+            );
+            outer.insert(
+                "anyOf".into(),
+                json!([Value::Object(inner), {"type": "null"}]),
+            );
+            return Some(Value::Object(outer));
+        }
+        for (k, v) in inner {
+            outer.insert(k, v);
+        }
+        *m = outer;
+        None
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // The root
+
+    /// Whether the tailored root still cannot be sent as one object.
+    pub(in crate::projection::tailor) fn root_needs_wrap(&self, root: &Value) -> bool {
+        let Some(m) = root.as_object() else {
+            return true;
+        };
+        ["anyOf", "oneOf", "allOf", "enum", "not", "const"]
+            .iter()
+            .any(|k| m.contains_key(*k))
+            || m.get("type") != Some(&json!("object"))
+    }
+
+    /// Gemini: an object that can only be `{}` (no properties, closed) has no form the older
+    /// API takes (`properties` must not be empty): it is sent as the JSON text `"{}"`, the one
+    /// value of a string enum.
+    pub(super) fn empty_object(
+        &mut self,
+        m: &Map<String, Value>,
+        from: &str,
+        out: &str,
+        position: Position,
+    ) -> Option<Value> {
+        let types = type_names(m);
+        let empty = types == ["object"]
+            && m.get("additionalProperties") == Some(&Value::Bool(false))
+            && m.get("properties")
+                .is_none_or(|p| p.as_object().is_some_and(Map::is_empty))
+            && m.get("patternProperties").is_none()
+            && !in_place_keys().any(|k| m.contains_key(k));
+        if position != Position::Value || self.shared || !empty {
+            return None;
+        }
+        let Value::Object(mut carrier) = self.json_text(m, from, out, None) else {
+            unreachable!("a carrier without a key is a string schema");
+        };
+        carrier.insert("enum".into(), json!(["{}"]));
+        Some(Value::Object(carrier))
+    }
+}
+
+/// `key: value` as the first entry of `m`.
+fn insert_front(m: &mut Map<String, Value>, key: &str, value: Value) {
+    let rest = std::mem::take(m);
+    m.insert(key.to_owned(), value);
+    for (k, v) in rest {
+        m.insert(k, v);
+    }
+}
