@@ -52,8 +52,11 @@ enum Scalar {
     StrOrNull(Option<u64>),
     /// A literal that is not a string.
     IntConst(i64),
-    /// `{}`, `true` or a description only: nothing proves a kind.
+    /// `{}`, `true` or a description only: nothing proves a kind; or (3) only a string
+    /// keyword (`minLength`), which ignores every other kind.
     Any(u8),
+    /// An enum of an integer, a string and `null` (Gemini sends the integer as text).
+    MixedEnum,
     Bool,
     Null,
 }
@@ -70,6 +73,9 @@ enum Ty {
     Map(Box<Ty>),
     /// `$ref` to the shared definition with this index (modulo their count).
     Ref(usize),
+    /// A plain `anyOf` of anything (no tags): a string beside a map or beside a value that may
+    /// be anything, objects that share a property name with different bounds.
+    Loose(Vec<Ty>),
 }
 
 #[derive(Clone, Debug)]
@@ -211,7 +217,8 @@ fn scalar() -> impl Strategy<Value = Scalar> + Clone {
             .prop_map(|(min, max, half_steps)| Scalar::Num { min, max, half_steps }),
         1 => proptest::option::weighted(0.5, 2u64..6).prop_map(Scalar::StrOrNull),
         1 => (0i64..3).prop_map(Scalar::IntConst),
-        1 => (0u8..3).prop_map(Scalar::Any),
+        1 => (0u8..4).prop_map(Scalar::Any),
+        1 => Just(Scalar::MixedEnum),
         2 => Just(Scalar::Bool),
         1 => Just(Scalar::Null),
     ]
@@ -335,7 +342,8 @@ fn ty() -> impl Strategy<Value = Ty> + Clone {
             2 => (inner.clone(), proptest::option::weighted(0.2, 1u64..3))
                 .prop_map(|(t, min)| Ty::Array(Box::new(t), min)),
             1 => inner.clone().prop_map(|t| Ty::Nullable(Box::new(t))),
-            1 => inner.prop_map(|t| Ty::Map(Box::new(t))),
+            1 => inner.clone().prop_map(|t| Ty::Map(Box::new(t))),
+            1 => proptest::collection::vec(inner, 2..=3).prop_map(Ty::Loose),
         ]
     })
 }
@@ -457,7 +465,9 @@ impl Render {
             Scalar::IntConst(n) => json!({"const": n}),
             Scalar::Any(0) => json!({}),
             Scalar::Any(1) => json!(true),
-            Scalar::Any(_) => json!({"description": "anything"}),
+            Scalar::Any(2) => json!({"description": "anything"}),
+            Scalar::Any(_) => json!({"minLength": 2}),
+            Scalar::MixedEnum => json!({"enum": [1, "one", null]}),
             Scalar::Bool => json!({"type": "boolean"}),
             Scalar::Null => json!({"type": "null"}),
         }
@@ -477,6 +487,10 @@ impl Render {
             Ty::Union(u) => self.union(u),
             Ty::Nullable(inner) => json!({"anyOf": [self.ty(inner), {"type": "null"}]}),
             Ty::Map(inner) => json!({"type": "object", "additionalProperties": self.ty(inner)}),
+            Ty::Loose(alternatives) => {
+                let alternatives: Vec<Value> = alternatives.iter().map(|t| self.ty(t)).collect();
+                json!({"anyOf": alternatives})
+            }
             Ty::Ref(i) if self.shared > 0 => {
                 let target = i % self.shared;
                 // Definitions refer to earlier ones and at most once to themselves (a tree
@@ -1147,13 +1161,16 @@ fn generated_unions_are_projected_soundly() {
 //
 // For every option set, every tailoring profile that rewrites anything, with T the tailored
 // schema and R the same tailoring without its lossy steps (`lossy: false`):
-//   (a) sound steps: every payload the projection P accepts, R accepts (R ⊇ P ⊇ original);
+//   (a) sound steps: every payload the projection P accepts, in R's form (R's adapter holds
+//       only the exact encodings: JSON text, map entries, enum text, the root wrapper), R
+//       accepts, and un-adapts to itself (R ⊇ P ⊇ original, modulo the encodings);
 //   (b) forward:  every payload P accepts, adapted, T accepts;
 //   (c) round trip: when the adapter dropped no key and met no explicit null where it also
 //       sends null for absent, un-adapt(adapt(p)) == p;
 //   (d) reverse:  every payload T accepts (adapted ones, and ones generated from T itself),
-//       un-adapted, R accepts. Not the original: P and R drop correlations and keywords on
-//       purpose, so "what the original would see" can only be promised up to the projection.
+//       un-adapted, then put in R's form, R accepts. Not the original: P and R drop
+//       correlations and keywords on purpose, so "what the original would see" can only be
+//       promised up to the projection.
 
 #[derive(Default)]
 struct TailorStats {
@@ -1199,11 +1216,27 @@ fn check_tailoring(model: &Model, seeds: &[u64], stats: &TailorStats) -> Result<
             let t_valid = compile(&t.validation_schema())?;
             let r_valid = compile(&r.validation_schema())?;
             let adapter = t.payload_adapter(oracle_draft(draft));
+            let sound = r.payload_adapter(oracle_draft(draft));
+            prop_assert!(
+                !r.is_lossy(),
+                "{what} lossy adapters without lossy steps: {:?}",
+                r.adapters
+            );
             let mut tailored_valid = Vec::new();
             for &p in &accepted {
+                let in_r = sound.adapt(p);
                 prop_assert!(
-                    r_valid.is_valid(p),
-                    "{what} (a) a sound step rejects what the projection accepts\n  schema: {text}\n  tailored without lossy steps: {}\n  instance: {p}",
+                    r_valid.is_valid(&in_r.payload),
+                    "{what} (a) a sound step rejects what the projection accepts\n  schema: {text}\n  tailored without lossy steps: {}\n  instance: {p}\n  in its form: {}",
+                    serde_json::to_string(&r.projection.schema).unwrap(),
+                    in_r.payload
+                );
+                prop_assert_eq!(
+                    &sound.unadapt(&in_r.payload),
+                    p,
+                    "{} (a) an encoding does not round-trip\n  schema: {}\n  sound tailoring: {}",
+                    what,
+                    text,
                     serde_json::to_string(&r.projection.schema).unwrap()
                 );
                 let a = adapter.adapt(p);
@@ -1237,10 +1270,11 @@ fn check_tailoring(model: &Model, seeds: &[u64], stats: &TailorStats) -> Result<
             );
             for q in &tailored_valid {
                 let back = adapter.unadapt(q);
+                let in_r = sound.adapt(&back).payload;
                 Stats::bump(&stats.reverse, 1);
                 prop_assert!(
-                    r_valid.is_valid(&back),
-                    "{what} (d) un-adapted payload rejected by the sound tailoring\n  schema: {text}\n  tailored: {tt}\n  instance: {q}\n  un-adapted: {back}"
+                    r_valid.is_valid(&in_r),
+                    "{what} (d) un-adapted payload rejected by the sound tailoring\n  schema: {text}\n  tailored: {tt}\n  instance: {q}\n  un-adapted: {back}\n  in its form: {in_r}"
                 );
             }
         }

@@ -312,3 +312,131 @@ fn explain_with_a_provider_lists_the_tailoring_steps() {
     assert!(rules.contains("tailor-drop-keyword"), "{rules:?}");
     assert_eq!(tool["unresolved"], json!([]));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Exact where a peer rehydrator is not (issue 10): every payload below is accepted by the
+// original; adapted, the tailored schema accepts it; un-adapted, it is the payload again.
+
+const STRICT: [Profile; 3] = [
+    Profile::OpenAiStrict,
+    Profile::Gemini,
+    Profile::AnthropicStrict,
+];
+
+fn round_trips(schema: Value, payloads: &[Value]) {
+    let original = jsonschema::validator_for(&schema).unwrap();
+    for options in [Options::inline(), Options::flat()] {
+        for profile in STRICT {
+            let tool = Tool {
+                schema: schema.clone(),
+                ..reproducer()
+            };
+            let t = schemalens::tailor_tool(&tool, &options, profile).unwrap();
+            let tailored = jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(&t.validation_schema())
+                .unwrap();
+            let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+            let mut encoded = 0;
+            for p in payloads {
+                assert!(original.is_valid(p), "not a valid payload: {p}");
+                let a = adapter.adapt(p);
+                encoded += a.encoded.len();
+                assert!(
+                    tailored.is_valid(&a.payload),
+                    "{profile} {:?}: {p} adapted to {} is rejected by {}",
+                    options.mode,
+                    a.payload,
+                    t.projection.schema
+                );
+                assert_eq!(
+                    &adapter.unadapt(&a.payload),
+                    p,
+                    "{profile} {:?}: sent as {} in {}",
+                    options.mode,
+                    a.payload,
+                    t.projection.schema
+                );
+            }
+            // Not vacuous: the values the provider cannot describe went through an encoding.
+            assert!(
+                encoded > 0,
+                "{profile}: nothing encoded in {}",
+                t.projection.schema
+            );
+        }
+    }
+}
+
+#[test]
+fn alternatives_sharing_an_encoded_field_decode_it_once() {
+    // `data` may be anything in both alternatives; a string that is itself JSON text must come
+    // back as that string, not decoded a second time.
+    let schema = json!({
+        "type": "object",
+        "properties": {"event": {"anyOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}, "data": {}}, "required": ["kind", "data"]},
+            {"type": "object", "properties": {"kind": {"const": "b"}, "data": {}, "at": {"type": "integer"}}, "required": ["kind", "data"]}
+        ]}},
+        "required": ["event"]
+    });
+    round_trips(
+        schema,
+        &[
+            json!({"event": {"kind": "a", "data": "{\"x\": 1}"}}),
+            json!({"event": {"kind": "b", "data": {"x": [1, "2"]}, "at": 3}}),
+            json!({"event": {"kind": "a", "data": null}}),
+            json!({"event": {"kind": "b", "data": "\"quoted\""}}),
+        ],
+    );
+}
+
+#[test]
+fn a_plain_string_beside_an_encoded_value_is_never_parsed_as_json() {
+    for other in [
+        json!({}),
+        json!({"type": "object"}),
+        json!({"description": "anything"}),
+    ] {
+        let schema = json!({
+            "type": "object",
+            "properties": {"v": {"anyOf": [{"type": "string"}, other]}},
+            "required": ["v"]
+        });
+        round_trips(
+            schema,
+            &[
+                json!({"v": "plain"}),
+                json!({"v": "{}"}),
+                json!({"v": "[1, 2]"}),
+                json!({"v": "null"}),
+                json!({"v": "\"x\""}),
+                json!({"v": {"k": 1}}),
+                json!({"v": {}}),
+            ],
+        );
+    }
+}
+
+#[test]
+fn each_alternative_keeps_its_own_bounds() {
+    // The same field with disjoint bounds in two alternatives, each beside an encoded field:
+    // a value is judged, and decoded, by the alternative it belongs to.
+    let schema = json!({
+        "type": "object",
+        "properties": {"size": {"anyOf": [
+            {"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}, "small": {}}, "required": ["n"], "additionalProperties": false},
+            {"type": "object", "properties": {"n": {"type": "integer", "minimum": 10}, "big": {"type": "object"}}, "required": ["n"], "additionalProperties": false}
+        ]}},
+        "required": ["size"]
+    });
+    round_trips(
+        schema,
+        &[
+            json!({"size": {"n": 3, "small": [1, 2]}}),
+            json!({"size": {"n": 12, "big": {"k": "v"}}}),
+            json!({"size": {"n": 12}}),
+            json!({"size": {"n": 0, "small": "x"}}),
+        ],
+    );
+}

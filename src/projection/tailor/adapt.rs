@@ -290,9 +290,16 @@ impl PayloadAdapter {
         dir: Direction,
         report: &mut Adaptation,
     ) {
-        let alts: Vec<String> = (0..count).map(|i| pointer::push_index(base, i)).collect();
+        let mut alts: Vec<String> = (0..count).map(|i| pointer::push_index(base, i)).collect();
         if !alts.iter().any(|a| self.below(a)) {
             return;
+        }
+        // A value shaped like a keyed JSON-text carrier (`{"json": "…"}`) goes through that
+        // carrier both ways, whichever alternative it would otherwise fit: an open sibling that
+        // let it through as it is would have it read back as JSON text.
+        if let Some(i) = alts.iter().position(|alt| self.carrier_shaped(alt, value)) {
+            let carrier = alts.remove(i);
+            alts.insert(0, carrier);
         }
         for alt in &alts {
             match dir {
@@ -319,6 +326,17 @@ impl PayloadAdapter {
         }
     }
 
+    /// `value` has the form of the keyed JSON-text carrier at `alt`.
+    fn carrier_shaped(&self, alt: &str, value: &Value) -> bool {
+        let Some(adapters) = self.at.get(alt) else {
+            return false;
+        };
+        adapters.iter().any(|a| match a {
+            Adapter::JsonText { key: Some(k), .. } => value.get(k).is_some_and(Value::is_string),
+            _ => false,
+        })
+    }
+
     /// Encodes (adapt) or decodes (unadapt) the value of a schema whose shape tailoring
     /// changed. A value that does not have the expected shape is left alone: the validator that
     /// judges the result has the last word.
@@ -342,7 +360,9 @@ impl PayloadAdapter {
             (Adapter::JsonText { key, .. }, Direction::Unadapt) => {
                 let text = match (key, &*value) {
                     (None, Value::String(t)) => Some(t.as_str()),
-                    (Some(k), Value::Object(o)) if o.len() == 1 => o.get(k).and_then(Value::as_str),
+                    // Where objects cannot be closed (Gemini) other keys may come along; they
+                    // mean nothing.
+                    (Some(k), Value::Object(o)) => o.get(k).and_then(Value::as_str),
                     _ => None,
                 };
                 if let Some(decoded) = text.and_then(|t| serde_json::from_str(t).ok()) {
@@ -372,8 +392,7 @@ impl PayloadAdapter {
                 let Value::Array(entries) = value else { return };
                 let well_formed = entries.iter().all(|e| {
                     e.as_object().is_some_and(|o| {
-                        o.len() == 2
-                            && o.get(ENTRY_KEY).is_some_and(Value::is_string)
+                        o.get(ENTRY_KEY).is_some_and(Value::is_string)
                             && o.contains_key(ENTRY_VALUE)
                     })
                 });
@@ -420,9 +439,6 @@ impl PayloadAdapter {
             }
             (Adapter::Wrap { at, property }, Direction::Unadapt) => {
                 let Value::Object(o) = value else { return };
-                if o.len() != 1 {
-                    return;
-                }
                 let Some(mut v) = o.shift_remove(property) else {
                     return;
                 };

@@ -1346,10 +1346,23 @@ impl Walk<'_> {
         };
         let mut made = Vec::new();
         for (name, schema) in props.iter_mut() {
-            let Some(&form) = plans.get(name) else {
+            let Some(&planned) = plans.get(name) else {
                 continue;
             };
             let at = pointer::push(&pointer::push(out, "properties"), name);
+            // Planned on the projection's schema; a step below may have changed its shape since
+            // (a dropped keyword, an encoding), so a null type or alternative goes where the
+            // tailored schema now takes it.
+            let form = match planned {
+                NullForm::TypeList | NullForm::Alternative => {
+                    if is_bare_any_of(schema) {
+                        NullForm::Alternative
+                    } else {
+                        NullForm::TypeList
+                    }
+                }
+                other => other,
+            };
             match form {
                 NullForm::TypeList => add_null_type(schema),
                 NullForm::Alternative => {
