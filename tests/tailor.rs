@@ -440,3 +440,39 @@ fn each_alternative_keeps_its_own_bounds() {
         ],
     );
 }
+
+#[test]
+fn check_with_a_provider_shows_the_payload_as_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("any.json");
+    std::fs::write(
+        &manifest,
+        r#"{"type":"object","properties":{"data":{"description":"anything"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"level":{"type":"integer","enum":[1,2]}},"required":["data"]}"#,
+    )
+    .unwrap();
+    let payloads = dir.path().join("any.payloads");
+    std::fs::create_dir(&payloads).unwrap();
+    std::fs::write(
+        payloads.join("valid-one.json"),
+        r#"{"data": {"x": [1, 2]}, "labels": {"a": "b"}, "level": 2}"#,
+    )
+    .unwrap();
+    let file = manifest.to_str().unwrap();
+    let r = run(&["check", file, "--provider", "gemini"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stdout.contains(
+            r#"sent       {"data":"{\"x\":[1,2]}","labels":[{"key":"a","value":"b"}],"level":"2"}"#
+        ),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["check", file, "--provider", "openai-strict", "--format", "json"]);
+    let rows: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(rows[0]["class"], "both-accept");
+    assert_eq!(
+        rows[0]["adapted"]["payload"]["labels"],
+        json!([{"key": "a", "value": "b"}])
+    );
+    assert_eq!(rows[0]["adapted"]["encoded"], json!(["/data", "/labels"]));
+}

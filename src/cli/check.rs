@@ -482,6 +482,25 @@ fn print_adapted(out: &mut String, a: &Adaptation) {
             list(&a.dropped)
         );
     }
+    if !a.encoded.is_empty() {
+        line!(
+            out,
+            "{INDENT}{:<11}sent in the provider's form (JSON text, entries, enum text, wrapper): {}",
+            "adapted",
+            list(&a.encoded)
+        );
+    }
+    if a.changed() {
+        line!(out, "{INDENT}{:<11}{}", "sent", shorten(&a.payload.to_string(), 400));
+    }
+}
+
+/// `text`, cut at about `max` characters (on a character boundary) with an ellipsis.
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_owned(),
+    }
 }
 
 fn mark(valid: bool) -> char {
