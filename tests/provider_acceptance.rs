@@ -286,7 +286,7 @@ fn servers(corpus: &Path) -> Vec<(String, manifest::Manifest, Value)> {
         .collect()
 }
 
-fn judge(provider: Provider, server: &str, tool: &Tool, cases: &Value, tally: &mut Tally) {
+fn judge(provider: Provider, server: &str, tool: &Tool, payloads: &[Value], tally: &mut Tally) {
     let key = format!("{server}/{}", tool.name);
     tally.tools += 1;
     let t = match tailor_tool(tool, &Options::flat(), profile(provider)) {
@@ -302,7 +302,6 @@ fn judge(provider: Provider, server: &str, tool: &Tool, cases: &Value, tally: &m
     } else {
         tally.rejected.insert(key.clone(), rejections);
     }
-    let payloads = valid_payloads(cases, &tool.name);
     if payloads.is_empty() {
         return;
     }
@@ -388,7 +387,8 @@ fn corpus_tools_tailored_for_each_provider_are_accepted() {
         let mut tally = Tally::default();
         for (server, manifest, cases) in &servers {
             for tool in &manifest.tools {
-                judge(provider, server, tool, cases, &mut tally);
+                let payloads = valid_payloads(cases, &tool.name);
+                judge(provider, server, tool, &payloads, &mut tally);
             }
         }
         report(provider, &tally);
@@ -411,4 +411,47 @@ fn corpus_tools_tailored_for_each_provider_are_accepted() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The same measurement on real inputs that are not the corpus, when `SCHEMALENS_REALSET` names
+/// a folder of manifests (MCP `tools/list` results, Pydantic and Zod schemas as tool lists).
+/// They come without payloads: each tool's generated skeleton stands in, when the original
+/// accepts it. Prints the figures; fails only when a payload is lost.
+#[test]
+fn real_inputs_outside_the_corpus_tailored_for_each_provider() {
+    let Some(dir) = std::env::var_os("SCHEMALENS_REALSET") else {
+        eprintln!("skipped: SCHEMALENS_REALSET is not set");
+        return;
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("SCHEMALENS_REALSET is a folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let manifests: Vec<(String, manifest::Manifest)> = files
+        .iter()
+        .map(|p| (support::stem(p), support::load(p)))
+        .collect();
+    let mut lost = 0;
+    for provider in Provider::ALL {
+        let mut tally = Tally::default();
+        for (server, manifest) in &manifests {
+            for tool in &manifest.tools {
+                let payloads: Vec<Value> =
+                    schemalens::validate::Checker::for_tool(tool, &Options::flat())
+                        .ok()
+                        .map(|c| c.skeleton())
+                        .filter(|p| {
+                            jsonschema::validator_for(&tool.schema).is_ok_and(|v| v.is_valid(p))
+                        })
+                        .into_iter()
+                        .collect();
+                judge(provider, server, tool, &payloads, &mut tally);
+            }
+        }
+        report(provider, &tally);
+        lost += tally.lost.len();
+    }
+    assert_eq!(lost, 0, "valid payloads lost");
 }

@@ -467,7 +467,14 @@ fn check_with_a_provider_shows_the_payload_as_sent() {
         "{}",
         r.stdout
     );
-    let r = run(&["check", file, "--provider", "openai-strict", "--format", "json"]);
+    let r = run(&[
+        "check",
+        file,
+        "--provider",
+        "openai-strict",
+        "--format",
+        "json",
+    ]);
     let rows: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(rows[0]["class"], "both-accept");
     assert_eq!(

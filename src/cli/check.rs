@@ -491,7 +491,12 @@ fn print_adapted(out: &mut String, a: &Adaptation) {
         );
     }
     if a.changed() {
-        line!(out, "{INDENT}{:<11}{}", "sent", shorten(&a.payload.to_string(), 400));
+        line!(
+            out,
+            "{INDENT}{:<11}{}",
+            "sent",
+            shorten(&a.payload.to_string(), 400)
+        );
     }
 }
 

@@ -39,10 +39,11 @@ pub enum Rule {
     TailorJsonText,
     TailorEnumText,
     TailorWrapRoot,
+    TailorRenameProperties,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 28] = [
+    pub const ALL: [Rule; 29] = [
         Rule::RefInline,
         Rule::Recursion,
         Rule::Unresolvable,
@@ -71,6 +72,7 @@ impl Rule {
         Rule::TailorJsonText,
         Rule::TailorEnumText,
         Rule::TailorWrapRoot,
+        Rule::TailorRenameProperties,
     ];
 
     pub fn id(self) -> &'static str {
@@ -103,6 +105,7 @@ impl Rule {
             Rule::TailorJsonText => "tailor-json-text",
             Rule::TailorEnumText => "tailor-enum-text",
             Rule::TailorWrapRoot => "tailor-wrap-root",
+            Rule::TailorRenameProperties => "tailor-rename-properties",
         }
     }
 

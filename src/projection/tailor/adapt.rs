@@ -173,6 +173,10 @@ impl PayloadAdapter {
         // On the way in, a value's parts are adapted before the value itself (an absent
         // property filled with `null` must not be encoded as the JSON text `"null"`); on the way
         // back, the value before its parts.
+        // Renamed keys must be the schema's names while the parts are walked.
+        if dir == Direction::Adapt {
+            self.apply_renames(schema_at, value, dir);
+        }
         if dir == Direction::Unadapt {
             self.apply_own(schema_at, value, instance, dir, report);
         }
@@ -201,6 +205,30 @@ impl PayloadAdapter {
         }
         if dir == Direction::Adapt {
             self.apply_own(schema_at, value, instance, dir, report);
+        }
+        if dir == Direction::Unadapt {
+            self.apply_renames(schema_at, value, dir);
+        }
+    }
+
+    /// `Rename`: the provider's names on the way in, the tool's on the way back.
+    fn apply_renames(&self, schema_at: &str, value: &mut Value, dir: Direction) {
+        let (Some(adapters), Value::Object(obj)) = (self.at.get(schema_at), value) else {
+            return;
+        };
+        for a in adapters {
+            let Adapter::Rename { names, .. } = a else {
+                continue;
+            };
+            for r in names {
+                let (old, new) = match dir {
+                    Direction::Adapt => (&r.name, &r.sent_as),
+                    Direction::Unadapt => (&r.sent_as, &r.name),
+                };
+                if let Some(v) = obj.shift_remove(old) {
+                    obj.insert(new.clone(), v);
+                }
+            }
         }
     }
 

@@ -104,6 +104,15 @@ pub enum Adapter {
     EnumText { at: String, values: Vec<EnumText> },
     /// The root value is sent as the one property of an object.
     Wrap { at: String, property: String },
+    /// Property names the provider refuses are sent under these names.
+    Rename { at: String, names: Vec<Renamed> },
+}
+
+/// A property name and the name it is sent under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Renamed {
+    pub name: String,
+    pub sent_as: String,
 }
 
 /// One non-string enum value and the string it is sent as.
@@ -122,7 +131,8 @@ impl Adapter {
             | Adapter::JsonText { at, .. }
             | Adapter::Entries { at }
             | Adapter::EnumText { at, .. }
-            | Adapter::Wrap { at, .. } => at,
+            | Adapter::Wrap { at, .. }
+            | Adapter::Rename { at, .. } => at,
         }
     }
 
@@ -169,6 +179,14 @@ impl Adapter {
             Adapter::Wrap { property, .. } => {
                 format!("the arguments sent as `{{\"{property}\": …}}`")
             }
+            Adapter::Rename { names, .. } => format!(
+                "properties sent under other names: {}",
+                names
+                    .iter()
+                    .map(|r| format!("`{}` as `{}`", r.name, r.sent_as))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 
@@ -299,6 +317,10 @@ pub enum Step {
     EncodeAny { stand_ins: &'static [&'static str] },
     /// A root that still cannot be one object is wrapped in one.
     WrapRoot,
+    /// Property names outside `[A-Za-z_][A-Za-z0-9_]{0,max-1}` are sent under names inside it.
+    RenameProperties { max: usize },
+    /// Reports only: the profile's size limits (its `limit-*` lint rules) on the result.
+    Limits,
 }
 
 /// Each profile's steps; see docs/rules.md ("Provider tailoring") for why each is sound.
@@ -339,11 +361,13 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             WrapRoot,
             RootObject,
             ArrayItems { typed: true },
+            Limits,
         ],
         Profile::Gemini => &[
             TupleItems,
             EncodeMaps,
             EncodeEmptyObjects,
+            RenameProperties { max: 64 },
             ConstType,
             ConstToEnum,
             TypeArrayToNullable,
@@ -385,6 +409,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             },
             WrapRoot,
             RootObject,
+            Limits,
         ],
         // Ollama keeps `enum` but not `const`; everything else it drops silently, and a schema
         // cannot make it keep more.
@@ -559,6 +584,10 @@ pub enum Tailoring {
         property: String,
         why: String,
     },
+    Renamed {
+        profile: Profile,
+        names: Vec<Renamed>,
+    },
 }
 
 fn ticks(names: &[String]) -> String {
@@ -594,7 +623,8 @@ impl Tailoring {
             | Tailoring::MapEntries { profile, .. }
             | Tailoring::JsonText { profile, .. }
             | Tailoring::EnumText { profile, .. }
-            | Tailoring::WrapRoot { profile, .. } => *profile,
+            | Tailoring::WrapRoot { profile, .. }
+            | Tailoring::Renamed { profile, .. } => *profile,
         }
     }
 
@@ -797,6 +827,14 @@ impl Tailoring {
                 } else {
                     ""
                 }
+            ),
+            Tailoring::Renamed { profile, names } => format!(
+                "{profile}: property names the provider refuses (a letter or `_` first, then letters, digits and `_`) are sent as {}. EXACT with the adapter: it renames on the way in and back on the way out.",
+                names
+                    .iter()
+                    .map(|r| format!("`{}` → `{}`", r.name, r.sent_as))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Tailoring::WrapRoot {
                 profile,

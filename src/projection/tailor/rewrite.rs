@@ -112,6 +112,9 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
     if table.contains(&Step::RootObject) {
         t.root_checks(&schema);
     }
+    if table.contains(&Step::Limits) {
+        t.limits(&schema);
+    }
     let Walk {
         links,
         renames,
@@ -200,6 +203,9 @@ struct Walk<'a> {
     /// By tailored property pointer: the value an explicit `null` is sent as, for optional
     /// properties that accept `null` themselves (where `null` now stands for absent).
     markers: BTreeMap<String, Value>,
+    /// By tailored object pointer: the sent name → the projection's name, for renamed
+    /// properties (so that each one's projection pointer is still found).
+    renamed: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl<'a> Walk<'a> {
@@ -223,6 +229,7 @@ impl<'a> Walk<'a> {
             position: Position::Other,
             carrier_key: None,
             markers: BTreeMap::new(),
+            renamed: BTreeMap::new(),
         }
     }
 
@@ -479,6 +486,12 @@ impl Walk<'_> {
         {
             return split;
         }
+        if let Some(max) = self.table.iter().find_map(|s| match s {
+            Step::RenameProperties { max } => Some(*max),
+            _ => None,
+        }) {
+            self.rename_properties(&mut m, max, from, out);
+        }
         // A schema that applies together with others to one value (an `anyOf` alternative
         // beside its parent's properties, …) only adds constraints: it is no value's form.
         if position == Position::Value && !self.shared && self.kindless(&m) {
@@ -534,7 +547,11 @@ impl Walk<'_> {
                         if key == "dependencies" && !child.is_object() {
                             continue;
                         }
-                        let child_from = pointer::push(&from_k, &name);
+                        let source = match (key.as_str(), self.renamed.get(out)) {
+                            ("properties", Some(names)) => names.get(&name).unwrap_or(&name),
+                            _ => &name,
+                        };
+                        let child_from = pointer::push(&from_k, source);
                         let child_out = pointer::push(&out_k, &name);
                         if conjoined {
                             self.conjoined.insert(child_out.clone());
@@ -1457,6 +1474,16 @@ impl Walk<'_> {
                     m.get("type").map_or("missing".to_owned(), Value::to_string)
                 ),
             );
+        }
+    }
+
+    /// Size limits no rewrite here brings down (a schema this large needs splitting, or
+    /// subtrees sent as JSON text by hand): reported with the lint's own count.
+    fn limits(&mut self, schema: &Value) {
+        for f in crate::lint::lint_schema(self.profile, schema) {
+            if f.rule.starts_with("limit-") {
+                self.unresolved(&f.pointer, f.rule, f.message);
+            }
         }
     }
 

@@ -555,3 +555,43 @@ fn schemas_applying_together_are_neither_closed_nor_filled() {
     );
     assert!(t.unresolved.iter().any(|u| u.rule == "required-all"));
 }
+
+#[test]
+fn gemini_sends_refused_property_names_under_names_it_takes() {
+    let t = tailored(
+        json!({"type": "object", "properties": {
+            "user-id": {"type": "string"},
+            "user_id": {"type": "integer"},
+            "2fa": {"type": "object", "properties": {"io.x/y": {"type": "string"}}}
+        }, "required": ["user-id"]}),
+        Profile::Gemini,
+    );
+    let s = &t.projection.schema;
+    let names: Vec<&String> = s["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["user_id_2", "user_id", "_2fa"]);
+    assert_eq!(s["required"], json!(["user_id_2"]));
+    assert_eq!(
+        s["properties"]["_2fa"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["io_x_y"]
+    );
+    // The renamed property kept its link to the original node.
+    assert!(
+        !t.projection
+            .links
+            .originals("/properties/_2fa/properties/io_x_y")
+            .is_empty()
+    );
+    let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+    let p = json!({"user-id": "a", "user_id": 1, "2fa": {"io.x/y": "z"}});
+    let a = adapter.adapt(&p);
+    assert_eq!(
+        a.payload,
+        json!({"user_id_2": "a", "user_id": 1, "_2fa": {"io_x_y": "z"}})
+    );
+    assert!(validator(&t).is_valid(&a.payload));
+    assert_eq!(adapter.unadapt(&a.payload), p);
+}

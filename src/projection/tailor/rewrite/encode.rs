@@ -20,7 +20,9 @@ use super::{
 };
 use crate::pointer;
 use crate::projection::Rule;
-use crate::projection::tailor::{Adapter, ENTRY_KEY, ENTRY_VALUE, EnumText, Step, Tailoring};
+use crate::projection::tailor::{
+    Adapter, ENTRY_KEY, ENTRY_VALUE, EnumText, Renamed, Step, Tailoring,
+};
 
 /// The property that carries JSON text beside a sibling alternative that takes strings.
 pub(super) const JSON_KEY: &str = "json";
@@ -643,6 +645,102 @@ impl Walk<'_> {
         }
         *m = outer;
         None
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Property names
+
+    /// Property names outside `[A-Za-z_][A-Za-z0-9_]*` (at most `max` characters) are sent
+    /// under a name inside it: other characters become `_`, a leading digit gets a `_` before
+    /// it, and a clash with another name gets `_2`, `_3`, … (exact with the `Rename` adapter).
+    pub(super) fn rename_properties(
+        &mut self,
+        m: &mut Map<String, Value>,
+        max: usize,
+        from: &str,
+        out: &str,
+    ) {
+        let Some(Value::Object(props)) = m.get("properties") else {
+            return;
+        };
+        let fits = |n: &str| {
+            !n.is_empty()
+                && n.chars().count() <= max
+                && n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        if props.keys().all(|k| fits(k)) {
+            return;
+        }
+        let mut taken: Vec<String> = props.keys().filter(|k| fits(k)).cloned().collect();
+        let mut names = Vec::new();
+        let mut renamed = Map::new();
+        for (k, v) in props {
+            if fits(k) {
+                renamed.insert(k.clone(), v.clone());
+                continue;
+            }
+            let mut base: String = k
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            if !base.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                base.insert(0, '_');
+            }
+            base = base.chars().take(max.saturating_sub(4)).collect();
+            let sent = (1..)
+                .map(|i| {
+                    if i == 1 {
+                        base.clone()
+                    } else {
+                        format!("{base}_{i}")
+                    }
+                })
+                .find(|n| !taken.contains(n))
+                .expect("some name is free");
+            taken.push(sent.clone());
+            renamed.insert(sent.clone(), v.clone());
+            names.push(Renamed {
+                name: k.clone(),
+                sent_as: sent,
+            });
+        }
+        let sent_as = |k: &str| {
+            names
+                .iter()
+                .find(|r| r.name == k)
+                .map_or(k.to_owned(), |r| r.sent_as.clone())
+        };
+        for list in ["required", "propertyOrdering"] {
+            if let Some(Value::Array(items)) = m.get_mut(list) {
+                for item in items.iter_mut() {
+                    if let Value::String(k) = item {
+                        *k = sent_as(k);
+                    }
+                }
+            }
+        }
+        m.insert("properties".into(), Value::Object(renamed));
+        self.renamed.insert(
+            out.to_owned(),
+            names
+                .iter()
+                .map(|r| (r.sent_as.clone(), r.name.clone()))
+                .collect(),
+        );
+        self.adapters.push(Adapter::Rename {
+            at: out.to_owned(),
+            names: names.clone(),
+        });
+        self.record(
+            Rule::TailorRenameProperties,
+            out,
+            from,
+            Tailoring::Renamed {
+                profile: self.profile,
+                names,
+            },
+        );
     }
 
     // -----------------------------------------------------------------------------------------
