@@ -609,6 +609,7 @@ impl App {
             tool,
             projection,
             &self.live.payload_texts,
+            self.profile.map(|p| (p, &self.options)),
         );
         let at = path
             .and_then(|p| rows.iter().position(|r| r.path == p))
@@ -669,6 +670,7 @@ impl App {
                 tool,
                 p,
                 &self.live.payload_texts,
+                self.profile.map(|p| (p, &self.options)),
             ),
             _ => (Vec::new(), None),
         };
@@ -774,6 +776,8 @@ impl App {
                 .copied(),
         };
         self.relint();
+        // The payload panel shows each payload as the chosen provider is sent it.
+        self.reload_payloads(None);
         self.message = Some(match (self.profile, &self.view) {
             (None, _) => "provider lint off".to_owned(),
             (Some(p), Some(view)) => format!(

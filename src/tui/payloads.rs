@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
+use schemalens::lint::Profile;
 use schemalens::manifest::{Manifest, Tool};
+use schemalens::projection::tailor::{Adaptation, steps};
 use schemalens::validate::{
-    Checker, Class, Expectation, PayloadFile, SchemaError, Verdict, discover, payload,
+    Checker, Class, Expectation, PayloadFile, SchemaError, SideVerdict, Verdict, discover, payload,
 };
-use schemalens::{Mode, Projection};
+use schemalens::{Mode, Options, Projection};
 
 use super::text::{clip, escape};
 use super::theme::Theme;
@@ -27,6 +29,16 @@ pub struct PayloadRow {
     /// The verdict, or why there is none (unreadable file, invalid JSON with file:line:col,
     /// a schema the validator refuses).
     pub verdict: Result<Verdict, String>,
+    /// With a provider chosen (`p`): the payload as `project --provider` would have it sent.
+    pub sent: Option<Sent>,
+}
+
+/// A payload as sent to a provider: adapted for the tailored schema, and that schema's verdict.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    pub profile: Profile,
+    pub adaptation: Adaptation,
+    pub side: SideVerdict,
 }
 
 impl PayloadRow {
@@ -71,12 +83,17 @@ pub fn discover_in(folder: Option<PathBuf>, manifest: &Manifest) -> Vec<PayloadF
 
 /// Checks tool `index`'s payloads against the original and `projection`. A file's text is
 /// taken from `texts` (what the watcher read) when it is there, else read from disk.
+///
+/// With `sent_to` (the provider chosen with `p`, and the projection options), each payload is
+/// also adapted for that provider's tailored schema and judged by it, as `check --provider`
+/// does.
 pub fn check_all(
     files: &[PayloadFile],
     index: usize,
     tool: &Tool,
     projection: &Projection,
     texts: &HashMap<PathBuf, Vec<u8>>,
+    sent_to: Option<(Profile, &Options)>,
 ) -> (Vec<PayloadRow>, Option<String>) {
     let files: Vec<&PayloadFile> = files.iter().filter(|f| f.tool == index).collect();
     if files.is_empty() {
@@ -86,6 +103,21 @@ pub fn check_all(
         Ok(c) => Some(c),
         Err(e) => return (Vec::new(), Some(e.to_string())),
     };
+    // Only the profiles that rewrite something; the others send the projection as it is.
+    let tailored = sent_to
+        .filter(|(profile, _)| {
+            steps(*profile).iter().any(|s| {
+                !matches!(
+                    s,
+                    schemalens::projection::tailor::Step::RootObject
+                        | schemalens::projection::tailor::Step::Limits
+                )
+            })
+        })
+        .and_then(|(profile, options)| {
+            let t = schemalens::tailor_tool(tool, options, profile).ok()?;
+            Some((profile, Checker::tailored(tool, t).ok()?))
+        });
     let mut rows = Vec::new();
     for file in files {
         let origin = file.path.display().to_string();
@@ -103,6 +135,7 @@ pub fn check_all(
                     expectation: file.expectation,
                     value: None,
                     verdict: Err(format!("{origin}: cannot read: {e}")),
+                    sent: None,
                 });
                 continue;
             }
@@ -125,12 +158,21 @@ pub fn check_all(
                 (Err(e), _) => Err(e.clone()),
                 (Ok(_), None) => Err("no checker".to_owned()),
             };
+            let sent = match (&value, &tailored) {
+                (Ok(v), Some((profile, t))) => t.adapt(v).map(|adaptation| Sent {
+                    profile: *profile,
+                    side: t.check(v).projection,
+                    adaptation,
+                }),
+                _ => None,
+            };
             rows.push(PayloadRow {
                 path: file.path.clone(),
                 line,
                 expectation: file.expectation,
                 value: value.ok(),
                 verdict,
+                sent,
             });
         }
     }
@@ -315,10 +357,65 @@ pub fn detail_lines(row: &PayloadRow, mode: Mode, theme: Theme) -> Vec<Line<'sta
             )),
         ]));
     }
+    if let Some(sent) = &row.sent {
+        out.extend(sent_lines(sent, theme));
+    }
     if let Some(value) = &row.value {
         out.push(Line::from(""));
         out.push(Line::styled("payload", theme.heading()));
         out.extend(super::overlay::json_lines(value, theme, 400));
+    }
+    out
+}
+
+/// The payload as the chosen provider is sent it, and what its tailored schema says.
+fn sent_lines(sent: &Sent, theme: Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from("")];
+    let verdict = if sent.side.valid {
+        "accepts".to_owned()
+    } else {
+        format!("rejects ({} error(s))", sent.side.leaf_errors().len())
+    };
+    out.push(Line::from(vec![
+        Span::styled(
+            format!("sent to {}: ", sent.profile.name()),
+            theme.heading(),
+        ),
+        Span::raw(format!("the tailored schema {verdict}")),
+    ]));
+    if !sent.side.valid {
+        out.extend(sent.side.leaf_errors().iter().map(|e| error_line(e, theme)));
+    }
+    let a = &sent.adaptation;
+    let list = |ps: &[String]| {
+        ps.iter()
+            .map(|p| {
+                if p.is_empty() {
+                    "/".to_owned()
+                } else {
+                    p.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (what, at) in [
+        ("null for absent", &a.filled),
+        ("unknown keys dropped", &a.dropped),
+        ("in the provider's form", &a.encoded),
+    ] {
+        if !at.is_empty() {
+            out.push(Line::from(vec![
+                Span::styled(format!("  {what}: "), theme.dim()),
+                Span::raw(escape(&list(at)).into_owned()),
+            ]));
+        }
+    }
+    if a.changed() {
+        out.push(Line::styled("  as sent", theme.dim()));
+        out.extend(super::overlay::json_lines(&a.payload, theme, 400));
+    } else {
+        out.push(Line::styled("  sent as it is", theme.dim()));
     }
     out
 }

@@ -983,6 +983,27 @@ fn payload_panel_shows_each_class() {
 }
 
 #[test]
+fn payload_panel_shows_each_payload_as_the_chosen_provider_is_sent_it() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    select_payload_named(&mut app, "valid-create-full.json");
+    assert!(
+        !payload_detail(&app).contains("sent to"),
+        "nothing is sent without a provider"
+    );
+    keys(&mut app, "p");
+    assert_eq!(app.profile, Some(schemalens::lint::Profile::OpenAiStrict));
+    select_payload_named(&mut app, "valid-create-full.json");
+    let text = payload_detail(&app);
+    assert!(
+        text.contains("sent to openai-strict: the tailored schema accepts"),
+        "{text}"
+    );
+    // The optional `user_id` of the merged union is sent as null.
+    assert!(text.contains("null for absent: /op/user_id"), "{text}");
+    snap("payload_sent_openai_strict", text);
+}
+
+#[test]
 fn selecting_a_payload_marks_the_rejecting_nodes() {
     let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
     let rejecting = |app: &App, side: Side| {
