@@ -393,10 +393,12 @@ fn alternatives_sharing_an_encoded_field_decode_it_once() {
 
 #[test]
 fn a_plain_string_beside_an_encoded_value_is_never_parsed_as_json() {
+    // The last one: the string sibling is one union up from the JSON text.
     for other in [
         json!({}),
         json!({"type": "object"}),
         json!({"description": "anything"}),
+        json!({"anyOf": [{"properties": {"k": {"type": "integer"}}}, {"type": "integer"}]}),
     ] {
         let schema = json!({
             "type": "object",

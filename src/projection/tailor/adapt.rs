@@ -354,14 +354,32 @@ impl PayloadAdapter {
         }
     }
 
-    /// `value` has the form of the keyed JSON-text carrier at `alt`.
+    /// `value` has the form of a keyed JSON-text carrier at `alt`, or at an alternative of a
+    /// union there (at any depth of nested unions).
     fn carrier_shaped(&self, alt: &str, value: &Value) -> bool {
-        let Some(adapters) = self.at.get(alt) else {
-            return false;
-        };
-        adapters.iter().any(|a| match a {
-            Adapter::JsonText { key: Some(k), .. } => value.get(k).is_some_and(Value::is_string),
-            _ => false,
+        self.carrier_shaped_within(alt, value, 0)
+    }
+
+    fn carrier_shaped_within(&self, alt: &str, value: &Value, depth: usize) -> bool {
+        let keyed = self.at.get(alt).is_some_and(|adapters| {
+            adapters.iter().any(|a| match a {
+                Adapter::JsonText { key: Some(k), .. } => {
+                    value.get(k).is_some_and(Value::is_string)
+                }
+                _ => false,
+            })
+        });
+        if keyed || depth > MAX_REF_HOPS {
+            return keyed;
+        }
+        ["anyOf", "oneOf"].iter().any(|union| {
+            let base = pointer::push(alt, union);
+            match self.doc.pointer(alt).and_then(|s| s.get(*union)) {
+                Some(Value::Array(alts)) => (0..alts.len()).any(|i| {
+                    self.carrier_shaped_within(&pointer::push_index(&base, i), value, depth + 1)
+                }),
+                _ => false,
+            }
         })
     }
 

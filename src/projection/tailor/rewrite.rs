@@ -496,12 +496,12 @@ impl Walk<'_> {
         // beside its parent's properties, …) only adds constraints: it is no value's form.
         if position == Position::Value && !self.shared && self.kindless(&m) {
             return match encode::kind_family(&m) {
-                Some(kind) => self.kind_split(&m, kind, from, out),
+                Some(kind) => self.kind_split(&m, kind, from, out, carrier_key),
                 None => self.json_text(&m, from, out, carrier_key),
             };
         }
         let plans = self.null_plans(&m, out);
-        self.children(&mut m, from, out, &plans);
+        self.children(&mut m, from, out, &plans, carrier_key);
         self.guards(input, &mut m, from, out);
         self.object_steps(&mut m, from, out, &plans);
         for step in self.table {
@@ -514,12 +514,15 @@ impl Walk<'_> {
         Value::Object(m)
     }
 
+    /// `inherited`: this node is an alternative beside one that takes strings, so JSON text in
+    /// its own alternatives needs the key as well.
     fn children(
         &mut self,
         m: &mut Map<String, Value>,
         from: &str,
         out: &str,
         plans: &BTreeMap<String, NullForm>,
+        inherited: Option<String>,
     ) {
         let keys: Vec<String> = m.keys().cloned().collect();
         let shaped = OBJECT_SHAPE.iter().any(|k| m.contains_key(*k));
@@ -610,6 +613,9 @@ impl Walk<'_> {
                     if let Value::Array(list) = value {
                         let keys = if key == "anyOf" || key == "oneOf" {
                             carrier_keys(list)
+                                .into_iter()
+                                .map(|k| k.or_else(|| inherited.clone()))
+                                .collect()
                         } else {
                             vec![None; list.len()]
                         };

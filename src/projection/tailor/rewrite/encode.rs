@@ -504,6 +504,7 @@ impl Walk<'_> {
         kind: &'static str,
         from: &str,
         out: &str,
+        inherited: Option<String>,
     ) -> Value {
         let mut typed = Map::new();
         typed.insert("type".into(), json!(kind));
@@ -522,8 +523,13 @@ impl Walk<'_> {
             &pointer::push_index(&any_of, 0),
             None,
         );
-        // Strings beside a string alternative go in `{"json": …}`.
-        let key = (kind == "string").then(|| JSON_KEY.to_owned());
+        // Strings beside a string alternative go in `{"json": …}` — this one's, or one of the
+        // union this node is an alternative of.
+        let key = if kind == "string" {
+            inherited.or_else(|| Some(JSON_KEY.to_owned()))
+        } else {
+            inherited
+        };
         self.links
             .insert(pointer::push_index(&any_of, 1), self.originals(from));
         let carrier = self.json_text(&Map::new(), from, &pointer::push_index(&any_of, 1), key);
