@@ -183,11 +183,24 @@ fn cases() -> Vec<Case> {
         .says("Extra required key 'b' supplied."),
         case(
             OpenAiStrict,
-            "object-properties",
+            "type-name",
+            strict(json!({"blob": {"type": ["file", "null"]}})),
+            "/properties/blob",
+        ),
+        case(
+            OpenAiStrict,
+            "free-form-object",
             json!({"type": "object", "additionalProperties": false}),
             "",
         )
         .says("In context=(), object schema missing properties."),
+        case(
+            OpenAiStrict,
+            "type-required",
+            strict(json!({"ok": {"description": "Anything the caller likes."}})),
+            "/properties/ok",
+        )
+        .says("Invalid schema for function 'get_data': In context=('properties', 'ok'), schema must have a 'type' key."),
         case(
             OpenAiStrict,
             "array-items",
@@ -218,7 +231,7 @@ fn cases() -> Vec<Case> {
             OpenAiStrict,
             "limit-depth",
             nested(11),
-            "/properties/l1/properties/l2/properties/l3/properties/l4/properties/l5/properties/l6/properties/l7/properties/l8/properties/l9/properties/l10/properties/l11",
+            "",
         ),
         case(
             OpenAiStrict,
@@ -315,7 +328,14 @@ fn cases() -> Vec<Case> {
         .says("referenced name does not match display_name"),
         case(
             Gemini,
-            "enum-values",
+            "items-tuple",
+            object(json!({"pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}})),
+            "/properties/pair",
+        )
+        .says("Invalid JSON payload received. Unknown name \"items\" at 'tools[0].function_declarations[0].parameters.properties[0].value': Proto field is not repeating, cannot start list."),
+        case(
+            Gemini,
+            "enum-non-string",
             object(json!({"level": {"type": "string", "enum": ["1", 2]}})),
             "/properties/level",
         )
@@ -742,6 +762,187 @@ fn clean_schemas_pass_each_profile() {
         assert!(!lint::has_errors(&findings), "{profile}: {findings:#?}");
     }
     assert!(lint::lint_schema(Profile::OpenAiStrict, &strict_ok).is_empty());
+}
+
+/// What OpenAI strict refuses for want of a `type`: every shape generators emit for "any
+/// value", each reported at its own node with OpenAI's words.
+#[test]
+fn openai_strict_sees_every_untyped_subschema() {
+    let schema = strict(json!({
+        "any": {},
+        "described": {"description": "Pydantic `Any`"},
+        "tag": {"const": "x"},
+        "cut": {"description": "Recursive #/$defs/Node: cut after 3 level(s)."},
+        "anything": true,
+        "list": {"type": "array", "items": {}},
+        "maybe": {"anyOf": [{}, {"type": "null"}]},
+        "typed": {"type": "string"},
+        "choice": {"enum": ["a", 1]},
+        "union": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        "node": {"$ref": "#/$defs/Node"}
+    }));
+    let mut schema = schema;
+    schema["$defs"] = json!({"Node": strict(json!({"v": {"type": "integer"}}))});
+    let findings = lint::lint_schema(Profile::OpenAiStrict, &schema);
+    let untyped: Vec<(&str, Option<&str>)> = findings
+        .iter()
+        .filter(|f| f.rule == "type-required")
+        .map(|f| (f.pointer.as_str(), f.provider_message.as_deref()))
+        .collect();
+    let context = |p: &str| {
+        let tokens: Vec<String> = p[1..].split('/').map(|t| format!("'{t}'")).collect();
+        format!(
+            "In context=({}), schema must have a 'type' key.",
+            tokens.join(", ")
+        )
+    };
+    let expected = [
+        "/properties/any",
+        "/properties/described",
+        "/properties/tag",
+        "/properties/cut",
+        "/properties/anything",
+        "/properties/list/items",
+        "/properties/maybe/anyOf/0",
+    ];
+    assert_eq!(
+        untyped.iter().map(|u| u.0).collect::<Vec<_>>(),
+        expected,
+        "{findings:#?}"
+    );
+    for (at, said) in untyped {
+        assert!(said.unwrap().ends_with(&context(at)), "{at}: {said:?}");
+    }
+}
+
+/// The published limits are counted over one tool's whole schema as sent (definitions
+/// included), and the finding gives the count beside the limit.
+#[test]
+fn openai_strict_limits_give_the_numbers() {
+    let message = |schema: &Value, rule: &str| {
+        let findings = lint::lint_schema(Profile::OpenAiStrict, schema);
+        let hits: Vec<&Finding> = findings.iter().filter(|f| f.rule == rule).collect();
+        assert_eq!(hits.len(), 1, "{rule}: {findings:#?}");
+        (hits[0].pointer.clone(), hits[0].message.clone())
+    };
+    // 5,312 properties: 2,656 at the top and as many again in a definition.
+    let mut wide = many_properties(2656);
+    wide["$defs"] = json!({"Copy": many_properties(2656)});
+    let (at, said) = message(&wide, "limit-properties");
+    assert_eq!(at, "");
+    assert!(
+        said.starts_with("5,312 properties in this tool's schema"),
+        "{said}"
+    );
+    assert!(said.contains("the limit is 5,000"), "{said}");
+    assert!(
+        !lint::lint_schema(Profile::OpenAiStrict, &many_properties(5000))
+            .iter()
+            .any(|f| f.rule == "limit-properties")
+    );
+
+    // `anyOf` alternatives and definitions are levels too; `$ref` is not followed.
+    let deep = {
+        let mut inner = strict(json!({"leaf": {"type": "string"}}));
+        for level in (1..=5).rev() {
+            inner = strict(json!({ format!("l{level}"): {"anyOf": [inner, {"type": "null"}]} }));
+        }
+        inner
+    };
+    let (at, said) = message(&deep, "limit-depth");
+    assert_eq!(at, "");
+    assert!(
+        said.starts_with("11 levels of nesting (the deepest at #/properties/l1/anyOf/0/properties/l2/anyOf/0/properties/l3/anyOf/0/properties/l4/anyOf/0/properties/l5/anyOf/0/properties/leaf); the limit is 10."),
+        "{said}"
+    );
+    // A definition is read where it is used: one level for `a`, nine inside.
+    let by_ref = |levels: usize| {
+        json!({
+            "type": "object", "properties": {"a": {"$ref": "#/$defs/Deep"}}, "required": ["a"],
+            "additionalProperties": false, "$defs": {"Deep": nested(levels)}
+        })
+    };
+    assert!(
+        !lint::lint_schema(Profile::OpenAiStrict, &by_ref(9))
+            .iter()
+            .any(|f| f.rule == "limit-depth")
+    );
+    let (_, said) = message(&by_ref(10), "limit-depth");
+    assert!(
+        said.starts_with("11 levels of nesting (the deepest at #/$defs/Deep/properties/l1/properties/l2/properties/l3/properties/l4/properties/l5/properties/l6/properties/l7/properties/l8/properties/l9/properties/l10, reached through `$ref`)"),
+        "{said}"
+    );
+    // Recursion is allowed, so a recursive `$ref` adds nothing.
+    let tree = json!({
+        "type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}, "required": ["root"],
+        "additionalProperties": false,
+        "$defs": {"Node": strict(json!({"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}))}
+    });
+    assert!(
+        !lint::lint_schema(Profile::OpenAiStrict, &tree)
+            .iter()
+            .any(|f| f.rule == "limit-depth")
+    );
+
+    let enums = strict(json!({
+        "a": {"type": "integer", "enum": (0..600).collect::<Vec<_>>()},
+        "b": {"type": "integer", "enum": (0..600).collect::<Vec<_>>()}
+    }));
+    let (_, said) = message(&enums, "limit-enum-values");
+    assert!(
+        said.starts_with("1,200 enum values") && said.contains("1,000"),
+        "{said}"
+    );
+
+    // Non-string enum values and consts count as their JSON text: 200 × 600 digits + names.
+    let chars = strict(json!({
+        "n": {"type": "number", "enum": (0..200).map(|_| json!(1e300)).collect::<Vec<_>>()},
+        "s": {"type": "string", "enum": (0..200).map(|i| format!("{i:0>600}")).collect::<Vec<_>>()}
+    }));
+    let (_, said) = message(&chars, "limit-string-length");
+    assert!(said.starts_with("121,202 characters"), "{said}");
+
+    let large = strict(json!({"s": {"type": "string",
+        "enum": (0..251).map(|i| format!("{i:0>60}")).collect::<Vec<_>>()}}));
+    let (at, said) = message(&large, "limit-large-enum");
+    assert_eq!(at, "/properties/s");
+    assert!(
+        said.starts_with("251 values holding 15,060 characters"),
+        "{said}"
+    );
+}
+
+/// Gemini's `parameters`: one `items` schema, string enums only.
+#[test]
+fn gemini_sees_tuples_and_integer_tags() {
+    let schema = object(json!({
+        "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]},
+        "level": {"type": "integer", "enum": [1, 2, 3]},
+        "list": {"type": "array", "items": {"type": "string"}}
+    }));
+    let findings = lint::lint_schema(Profile::Gemini, &schema);
+    let errors: Vec<(&str, &str, &str)> = findings
+        .iter()
+        .filter(|f| f.is_error())
+        .map(|f| (f.rule, f.pointer.as_str(), f.message.as_str()))
+        .collect();
+    assert_eq!(errors.len(), 4, "{errors:#?}");
+    assert_eq!(
+        (errors[0].0, errors[0].1),
+        ("items-tuple", "/properties/pair")
+    );
+    assert!(
+        errors[0].2.contains("a list of 2 schemas"),
+        "{}",
+        errors[0].2
+    );
+    for (i, value) in ["1", "2", "3"].iter().enumerate() {
+        assert_eq!(
+            (errors[i + 1].0, errors[i + 1].1),
+            ("enum-non-string", "/properties/level")
+        );
+        assert!(errors[i + 1].2.starts_with(&format!("Enum value {value} ")));
+    }
 }
 
 fn gemini_ok_closed() -> Value {

@@ -11,7 +11,7 @@ use super::{
     Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Unresolved,
     allowed_values, keyword_set, steps,
 };
-use crate::lint::Profile;
+use crate::lint::{Check, Profile};
 use crate::pointer;
 use crate::projection::{Detail, Links, Projection, Rule, TraceEntry};
 use crate::schema::Draft;
@@ -288,6 +288,16 @@ impl Walk<'_> {
         });
     }
 
+    /// The id of the profile's lint rule that runs this kind of check: the rule a report
+    /// names is the one lint will show.
+    fn rule_id(&self, check: impl Fn(&Check) -> bool) -> Option<&'static str> {
+        self.profile
+            .rules()
+            .iter()
+            .find(|r| check(&r.applies))
+            .map(|r| r.id)
+    }
+
     fn unresolved(&mut self, pointer: &str, rule: &'static str, why: String) {
         self.unresolved.push(Unresolved {
             pointer: pointer.to_owned(),
@@ -351,6 +361,7 @@ impl Walk<'_> {
             match *step {
                 Step::ArrayItems { typed } => self.array_items(&m, typed, out),
                 Step::StringEnums => self.string_enums(&m, out),
+                Step::Typed => self.typed(&m, out),
                 _ => {}
             }
         }
@@ -1013,9 +1024,10 @@ impl Walk<'_> {
         let known: Vec<String> = match m.get("properties") {
             Some(Value::Object(p)) => p.keys().cloned().collect(),
             _ => {
+                let rule = self.rule_id(|c| matches!(c, Check::ObjectProperties));
                 self.unresolved(
                     out,
-                    "object-properties",
+                    rule.unwrap_or("free-form-object"),
                     "a free-form object (no properties): closing it would drop every key".into(),
                 );
                 return;
@@ -1163,14 +1175,37 @@ impl Walk<'_> {
         }
     }
 
+    fn typed(&mut self, m: &Map<String, Value>, out: &str) {
+        let Some(rule) = self
+            .profile
+            .rules()
+            .iter()
+            .find(|r| matches!(r.applies, Check::NodeType { .. }))
+        else {
+            return;
+        };
+        let Check::NodeType { stand_ins } = rule.applies else {
+            return;
+        };
+        if !stand_ins.iter().any(|k| m.contains_key(*k)) {
+            let why = if m.contains_key("const") {
+                "`const` without `type`: the provider wants the type written out"
+            } else {
+                "a schema with no type accepts any value; any one type would reject the others"
+            };
+            self.unresolved(out, rule.id, why.into());
+        }
+    }
+
     fn string_enums(&mut self, m: &Map<String, Value>, out: &str) {
         let Some(Value::Array(values)) = m.get("enum") else {
             return;
         };
         if let Some(bad) = values.iter().find(|v| !v.is_string()) {
+            let rule = self.rule_id(|c| matches!(c, Check::EnumValues { .. }));
             self.unresolved(
                 &pointer::push(out, "enum"),
-                "enum-values",
+                rule.unwrap_or("enum-non-string"),
                 format!(
                     "enum value {bad} is not a string; writing it as one would change the value"
                 ),
