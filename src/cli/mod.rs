@@ -95,9 +95,11 @@ pub struct ProjectionArgs {
     /// inline: refs inlined, oneOf→anyOf, discriminator stripped. flat: also merge discriminated unions.
     #[arg(long, default_value = "flat", value_parser = parse_mode)]
     pub mode: Mode,
-    /// Recursive $refs: unroll=N (cut to {} after N levels) or keep ($defs + $ref).
-    #[arg(long, default_value = "unroll=3", value_parser = parse_recursion)]
-    pub recursion: Recursion,
+    /// Recursive $refs: unroll=N (exactly N levels of recursion on any path, then cut to {}),
+    /// keep ($defs + $ref) or auto. Default auto: up to 3 levels, fewer when unrolling would
+    /// outgrow the input (a warning says which depth was used).
+    #[arg(long, value_name = "auto|unroll=N|keep", value_parser = parse_recursion)]
+    pub recursion: Option<Recursion>,
     /// Do not append "Required when …" / "Only when …" hints to descriptions.
     #[arg(long)]
     pub no_hints: bool,
@@ -105,11 +107,12 @@ pub struct ProjectionArgs {
 
 impl ProjectionArgs {
     pub fn options(&self) -> Options {
+        let defaults = Options::default();
         Options {
             mode: self.mode,
-            recursion: self.recursion,
+            recursion: self.recursion.unwrap_or(defaults.recursion),
             hints: !self.no_hints,
-            ..Options::default()
+            ..defaults
         }
     }
 }

@@ -298,7 +298,7 @@ fn detail_pane_for_rule_kinds() {
         (
             "recursive-expression.json",
             Side::Projection,
-            "/properties/expr/properties/left/properties/left/properties/left",
+            "/properties/expr/properties/left/properties/arg/properties/arg",
             "recursion_cut",
         ),
         (

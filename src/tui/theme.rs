@@ -63,7 +63,8 @@ impl Mark {
     pub fn of(detail: &Detail) -> Option<Mark> {
         Some(match detail {
             Detail::RefInlined { .. } => Mark::RefInlined,
-            Detail::RecursionCut { .. } => Mark::RecursionCut,
+            // The root says the depth was lowered: a cut of every branch, in advance.
+            Detail::RecursionCut { .. } | Detail::RecursionLowered { .. } => Mark::RecursionCut,
             Detail::RecursionKept { .. } => Mark::RecursionKept,
             Detail::Unresolvable { .. } => Mark::Unresolvable,
             Detail::UnionFlattened { .. } => Mark::Flattened,
