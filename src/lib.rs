@@ -10,7 +10,9 @@ pub mod schema;
 pub mod validate;
 pub mod watch;
 
-pub use projection::{Mode, Options, Projection, ProjectionError, Recursion, project};
+pub use projection::{
+    Mode, OpenBranches, Options, Projection, ProjectionError, Recursion, project,
+};
 
 use lint::Profile;
 use manifest::{SchemaDialect, Tool};

@@ -2,11 +2,12 @@
 
 use serde_json::{Map, Value};
 
+use super::OpenBranches;
 use super::allof::conjoin;
 use super::engine::Engine;
 use super::join::{self, Contribution};
 use super::out::Out;
-use super::trace::{BranchTags, Detail, Rule, condition};
+use super::trace::{BranchTags, Detail, Rule, Tolerating, condition};
 use crate::pointer;
 use crate::schema::keywords::is_annotation;
 use crate::schema::kinds::{Kind, KindSet};
@@ -370,13 +371,25 @@ fn build(
     for name in &names {
         let tokens = ["properties", name.as_str()];
         let mut contributions = Vec::new();
+        let mut tolerating = Vec::new();
         for (i, b) in branches.iter_mut().enumerate() {
             let declared = properties(&maps[i]).and_then(|p| p.get(name));
             let c = match declared {
                 Some(v) => Some((v.clone(), false, b.take_notes_under(&tokens))),
-                None => match undeclared(&maps[i]) {
-                    Undeclared::Forbidden => None,
-                    Undeclared::Schema(s) => Some((s, true, Default::default())),
+                None => match (undeclared(&maps[i]), engine.opts.open_branches) {
+                    (Undeclared::Forbidden, _) => None,
+                    (Undeclared::Schema(s), OpenBranches::Strict) => {
+                        Some((s, true, Default::default()))
+                    }
+                    // Rule 10, open alternatives: the shape comes from the declarations alone.
+                    (Undeclared::Schema(allows), OpenBranches::Declared) => {
+                        tolerating.push(Tolerating {
+                            from: froms[i].clone(),
+                            tags: du.tags[i].clone(),
+                            allows,
+                        });
+                        None
+                    }
                 },
             };
             if let Some((value, implicit, notes)) = c {
@@ -408,6 +421,13 @@ fn build(
             .filter(|c| !c.implicit)
             .map(|c| c.from.clone())
             .collect();
+        let declaring: Vec<BranchTags> = contributions
+            .iter()
+            .map(|c| BranchTags {
+                from: c.from.clone(),
+                tags: c.tags.clone(),
+            })
+            .collect();
         let (mut value, notes) = if name == d {
             tag_enum(du, contributions)
         } else {
@@ -434,6 +454,20 @@ fn build(
             exact: false,
             notes,
         };
+        if !tolerating.is_empty() {
+            let mut from = declared_from.clone();
+            from.extend(tolerating.iter().map(|t| t.from.clone()));
+            prop_out.trace(
+                Rule::OpenBranchDeclared,
+                from,
+                Detail::OpenBranchDeclared {
+                    property: name.clone(),
+                    discriminator: d.to_owned(),
+                    declaring,
+                    tolerating,
+                },
+            );
+        }
         if requiring.len() == maps.len() {
             required.push(Value::String(name.clone()));
         } else if name != d && (!requiring.is_empty() || present.len() < maps.len()) {

@@ -55,6 +55,8 @@ pub enum Action {
     ExpandAll,
     CollapseAll,
     ToggleMode,
+    /// Switch `--open-branches` declared / strict.
+    ToggleOpenBranches,
     Search,
     NextMatch,
     PrevMatch,
@@ -246,6 +248,7 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Global, &[k(']')], A::NextTool, "show the next tool", None),
     b(S::Global, &[k('[')], A::PrevTool, "show the previous tool", None),
     b(S::Global, &[k('m')], A::ToggleMode, "switch inline / flat mode and project again", Some("mode")),
+    b(S::Global, &[k('o')], A::ToggleOpenBranches, "switch open branches declared / strict (flat mode) and project again", Some("branches")),
     b(S::Global, &[k('p')], A::CycleProfile, "cycle the provider lint: none → each profile → none", Some("provider")),
     b(S::Global, &[k('L')], A::LintList, "lint list of the provider's findings; Enter goes to a finding's node", Some("lint")),
     b(S::Global, &[k('v')], A::JsonView, "view the tool's whole JSON, original beside projection", Some("json")),

@@ -1,0 +1,121 @@
+//! Whether a payload the projection rejects is a *foreign-key* case of `--open-branches
+//! declared`, read from the trace.
+//!
+//! The checker asks only after the `strict` projection accepted the payload; this module then
+//! requires that every error of the projection lies under a property an `open-branch-declared`
+//! entry marks, in a payload object whose tag names one of the tolerating alternatives. Any
+//! other error leaves the payload `unsound`: a real bug is never explained away.
+
+use serde_json::Value;
+
+use crate::pointer;
+use crate::projection::trace::condition;
+use crate::projection::{Detail, Projection, Tolerating, TraceEntry};
+
+use super::correlate::{fits, object_of_property};
+use super::verdict::{ForeignKey, SchemaError, SideVerdict};
+
+/// The foreign keys behind every error of `projection`, or `None` when some error has another
+/// cause.
+pub(crate) fn explain(
+    projection: &SideVerdict,
+    payload: &Value,
+    trace: &Projection,
+) -> Option<Vec<ForeignKey>> {
+    let entries: Vec<&TraceEntry> = trace
+        .trace
+        .iter()
+        .filter(|e| matches!(e.detail, Detail::OpenBranchDeclared { .. }))
+        .collect();
+    if entries.is_empty() || projection.errors.is_empty() {
+        return None;
+    }
+    let mut found = Vec::new();
+    for e in &projection.errors {
+        found.extend(explained(e, payload, &entries)?);
+    }
+    let mut seen = std::collections::HashSet::new();
+    found.retain(|f: &ForeignKey| seen.insert((f.instance_path.clone(), f.at.clone())));
+    Some(found)
+}
+
+/// One error: under a marked property itself, or a union some alternative of which fails only
+/// under marked properties.
+fn explained(e: &SchemaError, payload: &Value, entries: &[&TraceEntry]) -> Option<Vec<ForeignKey>> {
+    if let Some(f) = entries
+        .iter()
+        .find_map(|entry| foreign_key(e, payload, entry))
+    {
+        return Some(vec![f]);
+    }
+    e.branches.iter().find_map(|branch| {
+        if branch.is_empty() {
+            return None;
+        }
+        let mut all = Vec::new();
+        for err in branch {
+            all.extend(explained(err, payload, entries)?);
+        }
+        Some(all)
+    })
+}
+
+fn foreign_key(e: &SchemaError, payload: &Value, entry: &TraceEntry) -> Option<ForeignKey> {
+    let Detail::OpenBranchDeclared {
+        property,
+        discriminator,
+        declaring,
+        tolerating,
+    } = &entry.detail
+    else {
+        return None;
+    };
+    if !pointer::is_within(&e.node, &entry.at) {
+        return None;
+    }
+    let union = object_of_property(&entry.at, property)?;
+    let object = object_at(union, &e.instance_path, property)?;
+    let tag = payload
+        .pointer(&object)
+        .and_then(|o| o.get(discriminator.as_str()));
+    // The payload's alternative: the one its tag names; without a tag, any open one (the
+    // original matched one of them, since the declaring ones would accept the value).
+    let own: Vec<Tolerating> = match tag {
+        Some(tag) => vec![tolerating.iter().find(|t| t.tags.contains(tag))?.clone()],
+        None => tolerating.clone(),
+    };
+    let declared_tags: Vec<Value> = declaring.iter().flat_map(|b| b.tags.clone()).collect();
+    let whose = match tag {
+        Some(tag) => format!("{discriminator} is {tag}, whose alternative"),
+        None => format!("without `{discriminator}` the payload belongs to an alternative that"),
+    };
+    let message = format!(
+        "`{property}` is foreign here: {whose} does not declare `{property}` but is open, so the original accepts it; the projection keeps the shape declared when {} (open-branch-declared; --open-branches strict accepts it)",
+        condition(discriminator, &declared_tags)
+    );
+    Some(ForeignKey {
+        instance_path: pointer::push(&object, property),
+        property: property.clone(),
+        discriminator: discriminator.clone(),
+        tag: tag.cloned(),
+        tolerating: own,
+        declaring: declaring.clone(),
+        at: entry.at.clone(),
+        from: entry.from.clone(),
+        message,
+    })
+}
+
+/// The payload object, on the way to `instance`, that the merged object `union` judged and
+/// whose member `property` holds the error. Unions nest, and a property may share its name
+/// with one further down, so the projection pointer decides, not the nearest match.
+fn object_at(union: &str, instance: &str, property: &str) -> Option<String> {
+    let tokens = pointer::tokens(instance)?;
+    (1..=tokens.len()).rev().find_map(|k| {
+        if tokens[k - 1] != property {
+            return None;
+        }
+        let object = pointer::join("", tokens[..k - 1].iter().map(String::as_str));
+        fits(union, &object).then_some(object)
+    })
+}
