@@ -58,6 +58,11 @@ impl Expectation {
             }
             (Expectation::ForeignKey, _) => class == Class::BothAccept,
             (Expectation::Valid, _) => class == Class::BothAccept,
+            // Under `strict` a property an open alternative tolerates is `{}`, so a mistake in
+            // it is one the flat projection no longer sees.
+            (Expectation::Invalid, Mode::Flat) if open_branches == OpenBranches::Strict => {
+                matches!(class, Class::BothReject | Class::ProjectionLooser)
+            }
             (Expectation::Invalid, _) => class == Class::BothReject,
             (Expectation::WrongBranch, Mode::Flat) => class == Class::ProjectionLooser,
             (Expectation::WrongBranch, Mode::Inline) => {

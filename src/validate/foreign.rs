@@ -32,7 +32,7 @@ pub(crate) fn explain(
     }
     let mut found = Vec::new();
     for e in &projection.errors {
-        found.extend(explained(e, payload, &entries)?);
+        found.extend(explained(e, payload, &trace.schema, &entries)?);
     }
     let mut seen = std::collections::HashSet::new();
     found.retain(|f: &ForeignKey| seen.insert((f.instance_path.clone(), f.at.clone())));
@@ -41,10 +41,15 @@ pub(crate) fn explain(
 
 /// One error: under a marked property itself, or a union some alternative of which fails only
 /// under marked properties.
-fn explained(e: &SchemaError, payload: &Value, entries: &[&TraceEntry]) -> Option<Vec<ForeignKey>> {
+fn explained(
+    e: &SchemaError,
+    payload: &Value,
+    doc: &Value,
+    entries: &[&TraceEntry],
+) -> Option<Vec<ForeignKey>> {
     if let Some(f) = entries
         .iter()
-        .find_map(|entry| foreign_key(e, payload, entry))
+        .find_map(|entry| foreign_key(e, payload, doc, entry))
     {
         return Some(vec![f]);
     }
@@ -54,13 +59,18 @@ fn explained(e: &SchemaError, payload: &Value, entries: &[&TraceEntry]) -> Optio
         }
         let mut all = Vec::new();
         for err in branch {
-            all.extend(explained(err, payload, entries)?);
+            all.extend(explained(err, payload, doc, entries)?);
         }
         Some(all)
     })
 }
 
-fn foreign_key(e: &SchemaError, payload: &Value, entry: &TraceEntry) -> Option<ForeignKey> {
+fn foreign_key(
+    e: &SchemaError,
+    payload: &Value,
+    doc: &Value,
+    entry: &TraceEntry,
+) -> Option<ForeignKey> {
     let Detail::OpenBranchDeclared {
         property,
         discriminator,
@@ -70,7 +80,13 @@ fn foreign_key(e: &SchemaError, payload: &Value, entry: &TraceEntry) -> Option<F
     else {
         return None;
     };
-    if !pointer::is_within(&e.node, &entry.at) {
+    // The places the evaluation went through count too: under `--recursion keep` the failing
+    // node sits in a kept `$defs` entry, reached through `$ref`s below the property.
+    let under = pointer::is_within(&e.node, &entry.at)
+        || visited(doc, &e.schema_path)
+            .iter()
+            .any(|p| pointer::is_within(p, &entry.at));
+    if !under {
         return None;
     }
     let union = object_of_property(&entry.at, property)?;
@@ -118,4 +134,28 @@ fn object_at(union: &str, instance: &str, property: &str) -> Option<String> {
         let object = pointer::join("", tokens[..k - 1].iter().map(String::as_str));
         fits(union, &object).then_some(object)
     })
+}
+
+/// The document locations an evaluation path went through, each `$ref` (local, as a projection
+/// has them) followed to its target.
+fn visited(doc: &Value, schema_path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut here = String::new();
+    for token in pointer::tokens(schema_path).unwrap_or_default() {
+        if token == "$ref" {
+            let Some(target) = doc
+                .pointer(&here)
+                .and_then(|n| n.get("$ref"))
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix('#'))
+            else {
+                break;
+            };
+            here = target.to_owned();
+        } else {
+            here = pointer::push(&here, &token);
+        }
+        out.push(here.clone());
+    }
+    out
 }
