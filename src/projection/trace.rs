@@ -191,6 +191,25 @@ pub enum Detail {
     UnionKept {
         reason: String,
     },
+    /// Rule 6: an alternative that is itself a union of objects all carrying the same tags was
+    /// joined into one object first (rules 9–11 among its members).
+    SameTagGroup {
+        property: String,
+        tags: Vec<Value>,
+        /// The members' original nodes.
+        members: Vec<String>,
+    },
+    /// Rule 9 among the members of a same-tag group: they share the tag, so what is lost is
+    /// counted in shapes.
+    ShapeRequiredDropped {
+        property: String,
+        discriminator: String,
+        tags: Vec<Value>,
+        shapes: usize,
+        present_in: usize,
+        required_in: usize,
+        hint: Option<String>,
+    },
     ObjectBuilt {
         properties: Vec<String>,
     },
@@ -333,6 +352,34 @@ impl TraceEntry {
             Detail::UnionKept { reason } => {
                 format!("Union left as `anyOf`: not a discriminated union because {reason}.")
             }
+            Detail::SameTagGroup {
+                property,
+                tags,
+                members,
+            } => format!(
+                "{} alternatives share their tag ({}): joined into one object first (rules 9–11 among them), which then takes part in the union under that tag.",
+                members.len(),
+                condition(property, tags)
+            ),
+            Detail::ShapeRequiredDropped {
+                property,
+                discriminator,
+                tags,
+                shapes,
+                present_in,
+                required_in,
+                ..
+            } => {
+                let mut s = format!(
+                    "`{property}` is no longer required: of the {shapes} shapes when {}, {present_in} have it",
+                    condition(discriminator, tags)
+                );
+                if *required_in > 0 {
+                    s.push_str(&format!(" and {required_in} require it"));
+                }
+                s.push_str(". Only properties every shape requires stay required.");
+                s
+            }
             Detail::ObjectBuilt { properties } => format!(
                 "One object with the properties of every alternative: {}.",
                 properties.join(", ")
@@ -447,8 +494,10 @@ fn open_branch_message(
     declaring: &[BranchTags],
     tolerating: &[Tolerating],
 ) -> String {
-    let declared = condition(discriminator, &tags_of(declaring.iter().map(|b| &b.tags)));
-    let open = condition(discriminator, &tags_of(tolerating.iter().map(|t| &t.tags)));
+    let declared_tags = tags_of(declaring.iter().map(|b| &b.tags));
+    let open_tags = tags_of(tolerating.iter().map(|t| &t.tags));
+    let declared = condition(discriminator, &declared_tags);
+    let open = condition(discriminator, &open_tags);
     let any_value = tolerating
         .iter()
         .all(|t| t.allows == Value::Object(Default::default()));
@@ -457,8 +506,18 @@ fn open_branch_message(
     } else {
         "whatever its additionalProperties allows".to_owned()
     };
+    let whose = if declared_tags == open_tags {
+        // A same-tag group: its members share the tag, so only their shapes differ.
+        format!(
+            "Among the shapes when {declared}, `{property}` keeps the shape of those that declare it; the others do not declare `{property}` but are open"
+        )
+    } else {
+        format!(
+            "`{property}` keeps the shape declared when {declared}. When {open} the object does not declare `{property}` but is open"
+        )
+    };
     format!(
-        "`{property}` keeps the shape declared when {declared}. When {open} the object does not declare `{property}` but is open, so the original accepts {what} there; the projection no longer accepts such a foreign `{property}` outside the declared shape (--open-branches strict accepts it, and leaves `{property}` unconstrained)."
+        "{whose}, so the original accepts {what} there; the projection no longer accepts such a foreign `{property}` outside the declared shape (--open-branches strict accepts it, and leaves `{property}` unconstrained)."
     )
 }
 

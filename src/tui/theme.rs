@@ -69,10 +69,12 @@ impl Mark {
             Detail::RecursionCut { .. } | Detail::RecursionLowered { .. } => Mark::RecursionCut,
             Detail::RecursionKept { .. } => Mark::RecursionKept,
             Detail::Unresolvable { .. } => Mark::Unresolvable,
-            Detail::UnionFlattened { .. } => Mark::Flattened,
+            Detail::UnionFlattened { .. } | Detail::SameTagGroup { .. } => Mark::Flattened,
             Detail::UnionKept { .. } => Mark::UnionKept,
             Detail::TagEnum { .. } => Mark::TagEnum,
-            Detail::RequiredDropped { .. } => Mark::RequiredDropped,
+            Detail::RequiredDropped { .. } | Detail::ShapeRequiredDropped { .. } => {
+                Mark::RequiredDropped
+            }
             Detail::Joined { outcome, .. } => match outcome {
                 JoinOutcome::Deduplicated => Mark::Deduplicated,
                 JoinOutcome::Unconstrained => Mark::Unconstrained,

@@ -368,6 +368,7 @@ fn loosens(e: &TraceEntry) -> bool {
         | Detail::ObjectBuilt { .. }
         | Detail::NullKept { .. }
         | Detail::AllOfKept { .. }
+        | Detail::SameTagGroup { .. }
         | Detail::UnionKept { .. } => false,
         _ => true,
     }
