@@ -137,9 +137,9 @@ fn every_sample_matches_its_snapshot_and_is_deterministic() {
 }
 
 /// `--open-branches strict` is the engine as it was before the policy existed: the
-/// `*__flat-strict` snapshots are byte for byte the flat-mode outputs of commit 069e278 (each
-/// a copy of that commit's `*__flat` snapshot; new samples add their own). Inline mode has no
-/// merged unions, so the policy changes nothing there.
+/// `*__flat-strict` snapshots are byte for byte the `*__flat` snapshots of main just before the
+/// policy landed (42d4c41; the sample added with it has its own). Inline mode has no merged
+/// unions, so the policy changes nothing there.
 #[test]
 fn strict_open_branches_give_exactly_the_output_from_before_the_policy() {
     for sample in support::samples() {
