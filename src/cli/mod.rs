@@ -7,6 +7,7 @@ mod input;
 mod lint;
 mod mcp;
 mod project;
+mod shell;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -72,6 +73,12 @@ pub enum Command {
     /// A live MCP server: `mcp list` prints or saves its tool list; `mcp` alone opens the
     /// inspector on it (`-- COMMAND [ARGS…]` starts it, `--url URL` connects to it).
     Mcp(mcp::McpArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = shell::COMPLETIONS_HELP)]
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff), or write one page per command with --dir.
+    #[command(after_help = shell::MAN_HELP)]
+    Man(shell::ManArgs),
 }
 
 const CHECK_HELP: &str = "Payloads: JSON files, `-` for standard input, folders (every *.json and *.jsonl in them), .jsonl files (one payload a line, reported by line number). Without payloads, the ones beside the manifest: <stem>.payloads/ (one subfolder per tool name for a manifest with several tools).
@@ -259,6 +266,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Lint(args)) => lint::run(&args),
         Some(Command::Mcp(args)) => mcp::run(args),
+        Some(Command::Completions(args)) => shell::completions(&args),
+        Some(Command::Man(args)) => shell::man(&args),
         None if cli.files.is_empty() => {
             let _ = <Cli as clap::CommandFactory>::command().print_help();
             Err(Failure::input(
