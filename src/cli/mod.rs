@@ -8,6 +8,7 @@ mod lint;
 mod mcp;
 mod project;
 mod shell;
+mod why;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,6 +74,9 @@ pub enum Command {
     /// A live MCP server: `mcp list` prints or saves its tool list; `mcp` alone opens the
     /// inspector on it (`-- COMMAND [ARGS…]` starts it, `--url URL` connects to it).
     Mcp(mcp::McpArgs),
+    /// Explain a provider's rejection: the tool, the node, the lint rule and the fix.
+    #[command(after_help = why::WHY_HELP)]
+    Why(why::WhyArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = shell::COMPLETIONS_HELP)]
     Completions(shell::CompletionsArgs),
@@ -266,6 +270,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Lint(args)) => lint::run(&args),
         Some(Command::Mcp(args)) => mcp::run(args),
+        Some(Command::Why(args)) => why::run(&args),
         Some(Command::Completions(args)) => shell::completions(&args),
         Some(Command::Man(args)) => shell::man(&args),
         None if cli.files.is_empty() => {
