@@ -7,6 +7,7 @@ mod input;
 mod lint;
 mod mcp;
 mod project;
+mod sarif;
 mod shell;
 mod why;
 
