@@ -58,6 +58,10 @@ pub struct Cli {
           default_missing_value = "500", conflicts_with = "no_watch",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub poll: Option<u64>,
+    /// Inspector: start from a provider's error message — open on the tool and the node it is
+    /// about, with the explanation in the detail pane (as `!` does).
+    #[arg(long, value_name = "ERROR_TEXT")]
+    pub why: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -249,6 +253,7 @@ fn inspect(cli: Cli) -> Result<u8, Failure> {
         projection: cli.projection.options(),
         mouse: !cli.no_mouse,
         watch,
+        why: cli.why.clone(),
         ..crate::tui::TuiOptions::default()
     };
     let files = cli.files;

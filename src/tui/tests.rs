@@ -98,7 +98,7 @@ fn key(app: &mut App, code: KeyCode) {
     }
 }
 
-fn detail_text(app: &App, width: u16) -> String {
+pub(super) fn detail_text(app: &App, width: u16) -> String {
     detail::lines(app, width)
         .iter()
         .map(|l| {
@@ -1353,4 +1353,27 @@ fn export_screenshots() {
     }
     keys(&mut app, "w");
     save("ollama-model-view", &app);
+
+    // Why: a Gemini error body pasted with `!` led to its tool and node; the detail pane
+    // explains. The sample is named relatively, as a user would, since the fix's command
+    // shows the path.
+    let mut app = App::load(
+        &[PathBuf::from("samples/mcp-tools-list.json")],
+        Options::flat(),
+        COLOR,
+        true,
+    );
+    update(
+        &mut app,
+        Action::Resize {
+            width: 160,
+            height: 45,
+        },
+    );
+    app.explain_error(concat!(
+        "{\"error\": {\"code\": 400, \"message\": \"Invalid JSON payload received. Unknown name ",
+        "\\\"const\\\" at 'tools[0].function_declarations[0].parameters.defs[1].value.properties[0].value': ",
+        "Cannot find field.\", \"status\": \"INVALID_ARGUMENT\"}}"
+    ));
+    save("why", &app);
 }
