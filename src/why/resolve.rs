@@ -568,7 +568,9 @@ impl<'m> Session<'m> {
                     rules.join(" / ")
                 ));
             }
-            if let Some(rule) = &d.rule {
+            // A fix is "the first schema without the finding": without a finding in the schema
+            // that was sent there is nothing to compare.
+            if let Some(rule) = d.rule.as_ref().filter(|r| r.lint_agrees) {
                 match self.fix(&primary, profile, rule.id) {
                     Ok(fix) => d.fix = Some(fix),
                     Err(why) => d.notes.push(why),
