@@ -189,7 +189,7 @@ fn openai_context_tuples() {
         &m,
         "In context=(), object schema missing properties.",
         None,
-        at("no_params", "", None).rule("object-properties"),
+        at("no_params", "", None).rule("free-form-object"),
     );
 }
 
@@ -312,7 +312,7 @@ fn gemini_proto_paths_count_properties_in_the_order_sent() {
         &m,
         "Invalid value at 'tools[0].function_declarations[1].parameters.properties[1].value.enum[1]' (TYPE_STRING), 2",
         None,
-        at("set_level", "/properties/level", Some("enum")).rule("enum-values"),
+        at("set_level", "/properties/level", Some("enum")).rule("enum-non-string"),
     );
     check(
         &m,
