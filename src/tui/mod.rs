@@ -5,6 +5,7 @@
 //! [`app::update`] applies them to the [`App`], and [`render::render`] draws the `App`.
 
 pub mod app;
+mod changes;
 mod detail;
 pub mod keys;
 mod lint;
@@ -20,6 +21,8 @@ pub mod theme;
 pub mod tree;
 mod why;
 
+#[cfg(test)]
+mod diff_tests;
 #[cfg(test)]
 mod live_tests;
 #[cfg(test)]
@@ -72,6 +75,9 @@ pub struct TuiOptions {
     pub watch: Option<WatchConfig>,
     /// A provider's error to start from (`--why`): the inspector opens on its node.
     pub why: Option<String>,
+    /// `--diff OLD NEW`: OLD, what the first file's changes are measured against (else the
+    /// version it was opened with).
+    pub baseline: Option<schemalens::manifest::Manifest>,
 }
 
 impl Default for TuiOptions {
@@ -82,6 +88,7 @@ impl Default for TuiOptions {
             color: Theme::from_env().color,
             watch: Some(WatchConfig::default()),
             why: None,
+            baseline: None,
         }
     }
 }
@@ -92,6 +99,9 @@ pub fn run(files: Vec<PathBuf>, opts: TuiOptions) -> color_eyre::Result<()> {
     needs_terminal()?;
     let theme = Theme { color: opts.color };
     let mut app = App::load(&files, opts.projection.clone(), theme, opts.mouse);
+    if let Some(baseline) = opts.baseline.clone() {
+        app.set_baseline(baseline);
+    }
     if let Some(text) = &opts.why {
         app.explain_error(text);
     }
@@ -128,7 +138,6 @@ fn needs_terminal() -> color_eyre::Result<()> {
     }
     Ok(())
 }
-
 fn run_app(mut app: App, opts: TuiOptions, server: Option<LiveServer>) -> color_eyre::Result<()> {
     let (tx, rx) = mpsc::channel();
     let mut watch = Watch::start(&mut app, opts.watch, &tx);

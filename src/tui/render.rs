@@ -396,6 +396,31 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
             }
         }
     }
+    if !pane.diff_marks.is_empty() {
+        let buf = frame.buffer_mut();
+        for y in inner.y..inner.bottom() {
+            let Some(id) = row_node(&state, inner, y) else {
+                continue;
+            };
+            if let Some(class) = pane.diff_marks.get(&id) {
+                // Left of a save's mark and a rejection's ✗, which keep the row's last cells.
+                let mut x = 2;
+                if pane.rejecting.contains(&id) {
+                    x += 2;
+                }
+                if pane.changes.marks.contains_key(&id) {
+                    x += 2;
+                }
+                let text = format!(" {}", super::changes::glyph(*class));
+                buf.set_string(
+                    inner.right().saturating_sub(x),
+                    y,
+                    text,
+                    theme.diff_class(*class),
+                );
+            }
+        }
+    }
     if pane.tree.truncated && inner.height > 0 {
         let note = " some nodes not shown (too deep or too many) ";
         let y = inner.bottom().saturating_sub(1);
