@@ -247,7 +247,7 @@ fn tiny_terminal_says_so() {
 
 #[test]
 fn help_overlay_is_generated_from_the_key_table() {
-    let mut app = open("nested-union-pydantic.json", PLAIN, 100, 60);
+    let mut app = open("nested-union-pydantic.json", PLAIN, 100, 62);
     keys(&mut app, "?");
     assert_eq!(app.context(), Context::Overlay);
     let text = screen(&app);
