@@ -1,6 +1,7 @@
 //! schemalens: why a provider rejects a tool schema, and what a provider-safe projection of it
 //! looks like. This crate owns the engine; the `schemalens` binary is a thin front end.
 
+pub mod diff;
 pub mod lint;
 pub mod manifest;
 pub mod mcp;
@@ -9,6 +10,7 @@ pub mod projection;
 pub mod schema;
 pub mod validate;
 pub mod watch;
+pub mod why;
 
 pub use projection::{
     Mode, OpenBranches, Options, Projection, ProjectionError, Recursion, project,

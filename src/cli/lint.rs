@@ -11,7 +11,8 @@ use schemalens::pointer;
 use schemalens::{Mode, Projection};
 use serde_json::{Value, json};
 
-use super::{Failure, Format, InputArgs, ProjectionArgs, exit, input};
+use super::sarif::{LintFormat, SarifTool};
+use super::{Failure, InputArgs, ProjectionArgs, exit, input};
 
 pub const LINT_HELP: &str = "Providers (--provider, repeat or comma-separate):
   openai-strict      OpenAI, strict: true (Structured Outputs)
@@ -41,7 +42,7 @@ pub struct LintArgs {
     #[command(flatten)]
     pub projection: ProjectionArgs,
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: super::sarif::LintFormat,
     /// Also list info-level findings in text output.
     #[arg(long)]
     pub all: bool,
@@ -120,17 +121,35 @@ pub fn run(args: &LintArgs) -> Result<u8, Failure> {
         .any(|p| lint::has_errors(&p.projection));
     let mode = options.mode;
     match args.format {
-        Format::Json => {
+        LintFormat::Json => {
             let doc = json_report(&manifest, &profiles, mode, &reports, failing);
             super::emit(&serde_json::to_string_pretty(&doc).expect("JSON values serialize"));
         }
-        Format::Text => super::emit(&text_report(&manifest, &profiles, mode, &reports, args.all)),
+        LintFormat::Text => {
+            super::emit(&text_report(&manifest, &profiles, mode, &reports, args.all))
+        }
+        LintFormat::Sarif => {
+            let tools: Vec<SarifTool<'_>> = reports
+                .iter()
+                .zip(&projections)
+                .map(|(r, projection)| SarifTool {
+                    tool: r.tool,
+                    projection,
+                    profiles: r
+                        .profiles
+                        .iter()
+                        .map(|p| (p.profile, &p.original[..], &p.projection[..]))
+                        .collect(),
+                })
+                .collect();
+            super::emit(&super::sarif::log(&args.input.file, &manifest, &tools));
+        }
     }
     Ok(if failing { exit::FINDING } else { exit::OK })
 }
 
 /// The `--provider` values, `None` when none were given.
-fn requested(names: &[String]) -> Result<Option<Vec<Profile>>, Failure> {
+pub(super) fn requested(names: &[String]) -> Result<Option<Vec<Profile>>, Failure> {
     if names.is_empty() {
         return Ok(None);
     }
@@ -151,7 +170,7 @@ fn requested(names: &[String]) -> Result<Option<Vec<Profile>>, Failure> {
 }
 
 /// The providers a manifest is written for (see `LINT_HELP`).
-fn default_profiles(manifest: &Manifest, selected: &[usize]) -> Vec<Profile> {
+pub(super) fn default_profiles(manifest: &Manifest, selected: &[usize]) -> Vec<Profile> {
     const COMMON: [Profile; 4] = [
         Profile::OpenAiStrict,
         Profile::Gemini,

@@ -2,11 +2,15 @@
 //! library; these modules only load, call and print.
 
 mod check;
+mod diff;
 mod explain;
 mod input;
 mod lint;
 mod mcp;
 mod project;
+mod sarif;
+mod shell;
+mod why;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -58,6 +62,14 @@ pub struct Cli {
           default_missing_value = "500", conflicts_with = "no_watch",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub poll: Option<u64>,
+    /// Inspector: start from a provider's error message — open on the tool and the node it is
+    /// about, with the explanation in the detail pane (as `!` does).
+    #[arg(long, value_name = "ERROR_TEXT")]
+    pub why: Option<String>,
+    /// Inspector: open NEW with what changed since OLD marked in both trees (OLD: a file, `-`
+    /// or REV:PATH from git; NEW: a file, followed as it is saved). `D` lists the changes.
+    #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "files")]
+    pub diff: Option<Vec<String>>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -75,6 +87,19 @@ pub enum Command {
     /// A live MCP server: `mcp list` prints or saves its tool list; `mcp` alone opens the
     /// inspector on it (`-- COMMAND [ARGS…]` starts it, `--url URL` connects to it).
     Mcp(mcp::McpArgs),
+    /// Explain a provider's rejection: the tool, the node, the lint rule and the fix.
+    #[command(after_help = why::WHY_HELP)]
+    Why(why::WhyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = shell::COMPLETIONS_HELP)]
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff), or write one page per command with --dir.
+    #[command(after_help = shell::MAN_HELP)]
+    Man(shell::ManArgs),
+    /// Review a schema change: what OLD → NEW breaks for callers (with a witness payload for
+    /// each breaking change), changes for the model, and for providers.
+    #[command(after_help = diff::DIFF_HELP)]
+    Diff(diff::DiffArgs),
 }
 
 const CHECK_HELP: &str = "Payloads: JSON files, `-` for standard input, folders (every *.json and *.jsonl in them), .jsonl files (one payload a line, reported by line number). Without payloads, the ones beside the manifest: <stem>.payloads/ (one subfolder per tool name for a manifest with several tools).
@@ -253,9 +278,32 @@ fn inspect(cli: Cli) -> Result<u8, Failure> {
         projection: cli.projection.options(),
         mouse: !cli.no_mouse,
         watch,
+        why: cli.why.clone(),
         ..crate::tui::TuiOptions::default()
     };
-    let files = cli.files;
+    let mut files = cli.files;
+    let mut options = options;
+    if let Some([old, new]) = cli.diff.as_deref() {
+        use schemalens::diff::source::{self, Spec};
+        let new_spec = Spec::parse(new);
+        if old == "-" && new == "-" {
+            return Err(Failure::input("only one of OLD and NEW can be `-`"));
+        }
+        let path = match &new_spec {
+            Spec::Stdin => Some(PathBuf::from("-")),
+            Spec::File(p) => Some(p.clone()),
+            Spec::Git { .. } => None,
+        };
+        let Some(path) = path else {
+            return Err(Failure::input(format!(
+                "{new}: the inspector opens NEW as a file (it follows its saves); REV:PATH is for OLD"
+            )));
+        };
+        let old =
+            source::load(&Spec::parse(old), None).map_err(|e| Failure::input(e.to_string()))?;
+        options.baseline = Some(old);
+        files = vec![path];
+    }
     crate::tui::run(files, options)
         .map(|()| exit::OK)
         .map_err(|e| Failure::input(format!("{e:#}")))
@@ -275,7 +323,11 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Lint(args)) => lint::run(&args),
         Some(Command::Mcp(args)) => mcp::run(args),
-        None if cli.files.is_empty() => {
+        Some(Command::Why(args)) => why::run(&args),
+        Some(Command::Completions(args)) => shell::completions(&args),
+        Some(Command::Man(args)) => shell::man(&args),
+        Some(Command::Diff(args)) => diff::run(&args),
+        None if cli.files.is_empty() && cli.diff.is_none() => {
             let _ = <Cli as clap::CommandFactory>::command().print_help();
             Err(Failure::input(
                 "give a manifest to inspect (`schemalens FILE`) or a command",

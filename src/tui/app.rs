@@ -42,6 +42,9 @@ pub struct Source {
     /// The payload folder when it is not the one beside `path` (a live server has no file;
     /// `schemalens mcp --payloads DIR` names it).
     pub payload_dir: Option<PathBuf>,
+    /// What `D` compares with: the first good version loaded (the watch keeps it), or OLD
+    /// with `--diff OLD NEW`.
+    pub baseline: Option<Manifest>,
 }
 
 impl Source {
@@ -52,12 +55,13 @@ impl Source {
         };
         Source {
             path,
-            manifest,
             payload_files,
             file: None,
             hash: None,
             stale: None,
             payload_dir: None,
+            baseline: manifest.as_ref().ok().cloned(),
+            manifest,
         }
     }
 
@@ -102,6 +106,8 @@ pub struct TreePane {
     pub lint: PaneLint,
     /// What the last save changed in this tree, while it is shown.
     pub changes: PaneChanges,
+    /// Changes since the baseline, by class.
+    pub diff_marks: super::changes::ClassMarks,
 }
 
 impl TreePane {
@@ -116,6 +122,7 @@ impl TreePane {
             rejecting: Vec::new(),
             lint,
             changes: PaneChanges::default(),
+            diff_marks: Default::default(),
         }
     }
 
@@ -237,6 +244,8 @@ pub struct ToolView {
     pub payload_error: Option<String>,
     /// The profile the panes' findings are for.
     pub profile: Option<Profile>,
+    /// What changed in this tool since its source's baseline; `None` when nothing did.
+    pub diff: Option<schemalens::diff::ToolDiff>,
 }
 
 impl ToolView {
@@ -276,6 +285,8 @@ pub struct Input {
 pub enum InputPurpose {
     Filter,
     Search(Side),
+    /// A provider's error, pasted (`!`); Enter explains it.
+    Why,
 }
 
 /// A confirmed search, kept for `n`/`N`.
@@ -328,6 +339,11 @@ pub struct App {
     pub live: Live,
     /// The live MCP server, when the inspector runs on one (`schemalens mcp`).
     pub server: Option<super::server::ServerView>,
+    /// The last pasted provider error and where it led.
+    pub why: Option<super::why::WhyView>,
+    /// Changes since the baseline are marked in the trees: with `--diff`, or once `D` was
+    /// pressed.
+    pub show_changes: bool,
 }
 
 fn load(path: &Path) -> Source {
@@ -406,6 +422,8 @@ impl App {
             cache: RefCell::new(ProjectionCache::new()),
             live: Live::default(),
             server: None,
+            why: None,
+            show_changes: false,
         };
         app.show_cursor_entry();
         app
@@ -679,17 +697,25 @@ impl App {
             .as_ref()
             .map(|p| self.findings(entry, &p.schema))
             .unwrap_or_default();
+        let diff = self.diff_since_baseline(entry);
+        let mut panes = [
+            TreePane::new(original, self.theme, original_findings),
+            TreePane::new(projected, self.theme, projected_findings),
+        ];
+        if let Some(d) = &diff {
+            for (pane, side) in panes.iter_mut().zip([Side::Original, Side::Projection]) {
+                pane.diff_marks = super::changes::marks(d, &pane.tree, side);
+            }
+        }
         let view = ToolView {
             entry,
-            panes: [
-                TreePane::new(original, self.theme, original_findings),
-                TreePane::new(projected, self.theme, projected_findings),
-            ],
+            panes,
             projection,
             error,
             payloads,
             payload_error,
             profile: self.profile,
+            diff,
         };
         let reused = keep.as_ref().is_some_and(|k| k.states.is_some());
         for pane in &view.panes {
@@ -744,6 +770,62 @@ impl App {
         Some(view)
     }
 
+    /// What changed in tool `entry` since its source's baseline.
+    fn diff_since_baseline(&self, entry: usize) -> Option<schemalens::diff::ToolDiff> {
+        if !self.show_changes {
+            return None;
+        }
+        let (source, tool) = self.tool(entry)?;
+        let (baseline, current) = (source.baseline.as_ref()?, source.manifest.as_ref().ok()?);
+        let options = schemalens::diff::DiffOptions {
+            projection: self.options.clone(),
+            profiles: Vec::new(),
+        };
+        super::changes::tool_diff(baseline, current, tool, &options)
+    }
+
+    /// Compares the first file with `baseline` instead of the version it was opened with
+    /// (`--diff OLD NEW`), and shows the changes screen.
+    pub fn set_baseline(&mut self, baseline: Manifest) {
+        if let Some(source) = self.sources.first_mut() {
+            source.baseline = Some(baseline);
+        }
+        self.open_changes();
+    }
+
+    /// The changes screen for the shown tool's file: every tool against its baseline.
+    pub(super) fn open_changes(&mut self) {
+        let source = self
+            .view
+            .as_ref()
+            .and_then(|v| self.source_of(v.entry))
+            .or_else(|| self.sources.first());
+        let Some(source) = source else { return };
+        let (Some(baseline), Ok(current)) = (&source.baseline, &source.manifest) else {
+            self.message = Some("no baseline: the file did not load when it was opened".to_owned());
+            return;
+        };
+        let options = schemalens::diff::DiffOptions {
+            projection: self.options.clone(),
+            profiles: Vec::new(),
+        };
+        let report = schemalens::diff::diff(baseline, current, &[], &options);
+        let lines =
+            super::changes::report_lines(&report, &baseline.origin, &current.origin, self.theme);
+        self.overlay = Some(Overlay::Changes { scroll: 0, lines });
+        if !self.show_changes {
+            // From now on the trees mark what changed, whatever tool is shown.
+            self.show_changes = true;
+            let side = self.last_tree;
+            let selected = self.selected_pointer(side).map(str::to_owned);
+            self.view = None;
+            self.show_cursor_entry();
+            if let Some(p) = selected {
+                self.select_pointer(side, &p);
+            }
+        }
+    }
+
     /// The chosen provider's findings on `schema`, a parameter schema of tool `entry`; the tool
     /// is linted on its own, so rules about the whole tool list see this tool alone.
     fn findings(&self, entry: usize, schema: &serde_json::Value) -> Vec<Finding> {
@@ -792,7 +874,7 @@ impl App {
     }
 
     /// Lints the shown tool for the current profile, both sides.
-    fn relint(&mut self) {
+    pub(super) fn relint(&mut self) {
         let Some(view) = &self.view else { return };
         if view.profile == self.profile {
             return;
@@ -1038,7 +1120,7 @@ impl App {
         self.show_cursor_entry();
     }
 
-    fn apply_filter(&mut self) {
+    pub(super) fn apply_filter(&mut self) {
         let needle = self.filter.to_lowercase();
         let current = self.current_entry();
         self.visible = (0..self.entries.len())
@@ -1072,7 +1154,7 @@ impl App {
         self.link_from(side);
     }
 
-    fn set_mode(&mut self, mode: Mode) {
+    pub(super) fn set_mode(&mut self, mode: Mode) {
         self.options.mode = mode;
         let Some(view) = self.view.take() else { return };
         let side = self.active_side();
@@ -1351,6 +1433,11 @@ impl App {
                     self.message = None;
                 }
             }
+            InputPurpose::Why => {
+                if keep {
+                    self.explain_error(&input.text);
+                }
+            }
         }
     }
 
@@ -1378,6 +1465,8 @@ impl App {
                     self.message = Some(format!("no match for {query:?}"));
                 }
             }
+            // Nothing happens while pasting: Enter explains.
+            InputPurpose::Why => {}
         }
     }
 }
@@ -1490,6 +1579,12 @@ pub fn update(app: &mut App, action: Action) {
     if let Some(input) = &mut app.input {
         match action {
             Action::InputChar(c) => {
+                // Only a pasted error keeps its lines; a search or filter is one line.
+                let c = if c == '\n' && input.purpose != InputPurpose::Why {
+                    ' '
+                } else {
+                    c
+                };
                 input.text.push(c);
                 app.input_changed();
             }
@@ -1509,6 +1604,7 @@ pub fn update(app: &mut App, action: Action) {
                             app.after_select(side);
                         }
                     }
+                    InputPurpose::Why => {}
                 }
             }
             Action::Resize { width, height } => app.size = Rect::new(0, 0, width, height),
@@ -1522,6 +1618,7 @@ pub fn update(app: &mut App, action: Action) {
         Action::Quit => app.quit = true,
         Action::Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
         Action::JsonView => app.open_json(),
+        Action::Changes => app.open_changes(),
         Action::Rules => {
             app.overlay = Some(Overlay::Rules {
                 scroll: 0,
@@ -1690,6 +1787,13 @@ pub fn update(app: &mut App, action: Action) {
             });
         }
         Action::OpenTool => app.focus_tree(Side::Original),
+        Action::Why => {
+            app.input = Some(Input {
+                purpose: InputPurpose::Why,
+                text: String::new(),
+                before: None,
+            });
+        }
         Action::EditPayload => app.edit_payload(false),
         Action::NewPayload => app.edit_payload(true),
         Action::GotoRejecting => app.goto_rejecting(),

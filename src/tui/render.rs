@@ -139,6 +139,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         );
     }
     render_status(app, frame, areas.status);
+    super::why::render_prompt(app, frame);
     if let Some(overlay) = &app.overlay {
         super::overlay::render(app, overlay, frame);
     }
@@ -396,6 +397,31 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
             }
         }
     }
+    if !pane.diff_marks.is_empty() {
+        let buf = frame.buffer_mut();
+        for y in inner.y..inner.bottom() {
+            let Some(id) = row_node(&state, inner, y) else {
+                continue;
+            };
+            if let Some(class) = pane.diff_marks.get(&id) {
+                // Left of a save's mark and a rejection's ✗, which keep the row's last cells.
+                let mut x = 2;
+                if pane.rejecting.contains(&id) {
+                    x += 2;
+                }
+                if pane.changes.marks.contains_key(&id) {
+                    x += 2;
+                }
+                let text = format!(" {}", super::changes::glyph(*class));
+                buf.set_string(
+                    inner.right().saturating_sub(x),
+                    y,
+                    text,
+                    theme.diff_class(*class),
+                );
+            }
+        }
+    }
     if pane.tree.truncated && inner.height > 0 {
         let note = " some nodes not shown (too deep or too many) ";
         let y = inner.bottom().saturating_sub(1);
@@ -516,9 +542,12 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         let prompt = match input.purpose {
             InputPurpose::Filter => "filter tools: ".to_owned(),
             InputPurpose::Search(side) => format!("search {}: /", side.title().to_lowercase()),
+            InputPurpose::Why => "why: paste the provider's error, then Enter".to_owned(),
         };
         spans.push(Span::styled(prompt, theme.key()));
-        spans.push(Span::raw(escape(&input.text).into_owned()));
+        if input.purpose != InputPurpose::Why {
+            spans.push(Span::raw(escape(&input.text).into_owned()));
+        }
         spans.push(Span::styled("▏", theme.key()));
         if let Some(m) = &app.message {
             spans.push(Span::raw(format!("  {}", clip(m, 60))));

@@ -313,6 +313,18 @@ impl Theme {
         )
     }
 
+    /// A change's class (the diff against the baseline).
+    pub fn diff_class(self, class: schemalens::diff::Class) -> Style {
+        use schemalens::diff::Class as D;
+        let s = Style::new();
+        self.paint(match class {
+            D::Breaking => s.fg(Color::LightRed).add_modifier(Modifier::BOLD),
+            D::Unknown => s.fg(Color::Yellow),
+            D::Widening => s.fg(Color::LightGreen),
+            D::Neutral => s.fg(Color::DarkGray),
+        })
+    }
+
     pub fn status(self) -> Style {
         self.paint(Style::new().bg(Color::DarkGray).fg(Color::White))
     }
