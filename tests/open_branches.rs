@@ -445,3 +445,45 @@ fn a_foreign_key_below_a_kept_recursive_definition_is_still_named() {
         );
     }
 }
+
+#[test]
+fn a_foreign_value_that_meets_the_kept_recursive_union_again_is_foreign_as_a_whole() {
+    // Found by soundness_props: "delete" tolerates `value`, "create" declares it as the
+    // recursive definition. The foreign value below "delete" holds objects of the same union
+    // again, one with a tag naming no alternative (`null`); the projection rejects those too,
+    // and every such error is explained by the outermost foreign `value`, not the innermost.
+    let s = json!({
+        "type": "object",
+        "properties": {"also": {"$ref": "#/$defs/Shared"}},
+        "$defs": {"Shared": {
+            "type": "object",
+            "properties": {"value": {"anyOf": [
+                {"type": "object",
+                 "properties": {"type": {"const": "create"}, "value": {"$ref": "#/$defs/Shared"},
+                                "id": {"type": "string"}},
+                 "required": ["value", "id"]},
+                {"type": "object", "properties": {"type": {"const": "delete"}},
+                 "required": ["type"]}
+            ]}},
+            "required": ["value"]
+        }}
+    });
+    let payload = json!({"also": {"value": {"type": "create", "id": "a", "value": {
+        "value": {"type": "delete", "value": {"value": {"value": {"value": null, "id": null, "type": null}}}}
+    }}}});
+    assert!(accepts(&s, &payload));
+    let options = Options {
+        recursion: schemalens::Recursion::Keep,
+        ..Options::flat()
+    };
+    let verdict = checker(&s, &options).check(&payload);
+    assert_eq!(verdict.class, Class::ForeignKey, "{verdict:#?}");
+    assert!(
+        verdict
+            .foreign
+            .iter()
+            .all(|f| f.instance_path == "/also/value/value/value/value"),
+        "{:#?}",
+        verdict.foreign
+    );
+}

@@ -90,16 +90,28 @@ fn foreign_key(
         return None;
     }
     let union = object_of_property(&entry.at, property)?;
-    let object = object_at(union, &e.instance_path, property)?;
-    let tag = payload
-        .pointer(&object)
-        .and_then(|o| o.get(discriminator.as_str()));
-    // The payload's alternative: the one its tag names; without a tag, any open one (the
-    // original matched one of them, since the declaring ones would accept the value).
-    let own: Vec<Tolerating> = match tag {
-        Some(tag) => vec![tolerating.iter().find(|t| t.tags.contains(tag))?.clone()],
-        None => tolerating.clone(),
+    // A kept recursive union is met again inside a foreign value (its objects there may carry
+    // any tag, or one that names no alternative), so the outermost object whose tag names a
+    // tolerating alternative explains every error below it. Only without such an object does
+    // an untagged one count, the nearest: any object fits a kept definition's pointer, and
+    // an outer untagged one is most likely not a member of the union at all.
+    let objects = objects_at(union, &e.instance_path, property);
+    let tag_of = |object: &String| {
+        payload
+            .pointer(object)
+            .and_then(|o| o.get(discriminator.as_str()))
     };
+    let tagged = objects.iter().find_map(|object| {
+        let tag = tag_of(object)?;
+        let own = own_alternatives(Some(tag), tolerating)?;
+        Some((object.clone(), Some(tag), own))
+    });
+    let untagged = || {
+        let object = objects.last()?;
+        let tag = tag_of(object);
+        Some((object.clone(), tag, own_alternatives(tag, tolerating)?))
+    };
+    let (object, tag, own) = tagged.or_else(untagged)?;
     let declared_tags: Vec<Value> = declaring.iter().flat_map(|b| b.tags.clone()).collect();
     let whose = match tag {
         Some(tag) => format!("{discriminator} is {tag}, whose alternative"),
@@ -122,18 +134,28 @@ fn foreign_key(
     })
 }
 
-/// The payload object, on the way to `instance`, that the merged object `union` judged and
-/// whose member `property` holds the error. Unions nest, and a property may share its name
-/// with one further down, so the projection pointer decides, not the nearest match.
-fn object_at(union: &str, instance: &str, property: &str) -> Option<String> {
-    let tokens = pointer::tokens(instance)?;
-    (1..=tokens.len()).rev().find_map(|k| {
-        if tokens[k - 1] != property {
-            return None;
-        }
-        let object = pointer::join("", tokens[..k - 1].iter().map(String::as_str));
-        fits(union, &object).then_some(object)
-    })
+/// The payload's alternative: the one its tag names; without a tag, any open one (the
+/// original matched one of them, since the declaring ones would accept the value).
+fn own_alternatives(tag: Option<&Value>, tolerating: &[Tolerating]) -> Option<Vec<Tolerating>> {
+    match tag {
+        Some(tag) => Some(vec![
+            tolerating.iter().find(|t| t.tags.contains(tag))?.clone(),
+        ]),
+        None => Some(tolerating.to_vec()),
+    }
+}
+
+/// The payload objects, on the way to `instance` and outermost first, that the merged object
+/// `union` may have judged and whose member `property` holds the error. Unions nest, and a
+/// property may share its name with one further down, so the projection pointer decides, not
+/// the name alone.
+fn objects_at(union: &str, instance: &str, property: &str) -> Vec<String> {
+    let tokens = pointer::tokens(instance).unwrap_or_default();
+    (1..=tokens.len())
+        .filter(|&k| tokens[k - 1] == property)
+        .map(|k| pointer::join("", tokens[..k - 1].iter().map(String::as_str)))
+        .filter(|object| fits(union, object))
+        .collect()
 }
 
 /// The document locations an evaluation path went through, each `$ref` (local, as a projection
