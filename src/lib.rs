@@ -1,6 +1,7 @@
 //! schemalens: why a provider rejects a tool schema, and what a provider-safe projection of it
 //! looks like. This crate owns the engine; the `schemalens` binary is a thin front end.
 
+pub mod diff;
 pub mod lint;
 pub mod manifest;
 pub mod mcp;

@@ -1057,7 +1057,7 @@ fn check_case(model: &Model, seeds: &[u64], stats: &Stats) -> Result<(), TestCas
             config,
             text
         );
-        if options.mode == Mode::Inline && matches!(options.recursion, Recursion::Unroll(_)) {
+        if options.mode == Mode::Inline && !matches!(options.recursion, Recursion::Keep) {
             for keyword in ["$ref", "oneOf", "discriminator"] {
                 let sites = keyword_sites(&projected, keyword);
                 prop_assert!(

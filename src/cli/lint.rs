@@ -149,7 +149,7 @@ fn ollama_views(forms: &ToolForms<'_>) -> [Option<OllamaView>; 3] {
 }
 
 /// The `--provider` values, `None` when none were given.
-fn requested(names: &[String]) -> Result<Option<Vec<Profile>>, Failure> {
+pub(super) fn requested(names: &[String]) -> Result<Option<Vec<Profile>>, Failure> {
     if names.is_empty() {
         return Ok(None);
     }
@@ -170,7 +170,7 @@ fn requested(names: &[String]) -> Result<Option<Vec<Profile>>, Failure> {
 }
 
 /// The providers a manifest is written for (see `LINT_HELP`).
-fn default_profiles(manifest: &Manifest, selected: &[usize]) -> Vec<Profile> {
+pub(super) fn default_profiles(manifest: &Manifest, selected: &[usize]) -> Vec<Profile> {
     const COMMON: [Profile; 4] = [
         Profile::OpenAiStrict,
         Profile::Gemini,

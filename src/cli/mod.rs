@@ -2,6 +2,7 @@
 //! library; these modules only load, call and print.
 
 mod check;
+mod diff;
 mod explain;
 mod input;
 mod lint;
@@ -55,6 +56,10 @@ pub struct Cli {
           default_missing_value = "500", conflicts_with = "no_watch",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub poll: Option<u64>,
+    /// Inspector: open NEW with what changed since OLD marked in both trees (OLD: a file, `-`
+    /// or REV:PATH from git; NEW: a file, followed as it is saved). `D` lists the changes.
+    #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "files")]
+    pub diff: Option<Vec<String>>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -72,6 +77,10 @@ pub enum Command {
     /// A live MCP server: `mcp list` prints or saves its tool list; `mcp` alone opens the
     /// inspector on it (`-- COMMAND [ARGS…]` starts it, `--url URL` connects to it).
     Mcp(mcp::McpArgs),
+    /// Review a schema change: what OLD → NEW breaks for callers (with a witness payload for
+    /// each breaking change), changes for the model, and for providers.
+    #[command(after_help = diff::DIFF_HELP)]
+    Diff(diff::DiffArgs),
 }
 
 const CHECK_HELP: &str = "Payloads: JSON files, `-` for standard input, folders (every *.json and *.jsonl in them), .jsonl files (one payload a line, reported by line number). Without payloads, the ones beside the manifest: <stem>.payloads/ (one subfolder per tool name for a manifest with several tools).
@@ -95,9 +104,11 @@ pub struct ProjectionArgs {
     /// inline: refs inlined, oneOf→anyOf, discriminator stripped. flat: also merge discriminated unions.
     #[arg(long, default_value = "flat", value_parser = parse_mode)]
     pub mode: Mode,
-    /// Recursive $refs: unroll=N (cut to {} after N levels) or keep ($defs + $ref).
-    #[arg(long, default_value = "unroll=3", value_parser = parse_recursion)]
-    pub recursion: Recursion,
+    /// Recursive $refs: unroll=N (exactly N levels of recursion on any path, then cut to {}),
+    /// keep ($defs + $ref) or auto. Default auto: up to 3 levels, fewer when unrolling would
+    /// outgrow the input (a warning says which depth was used).
+    #[arg(long, value_name = "auto|unroll=N|keep", value_parser = parse_recursion)]
+    pub recursion: Option<Recursion>,
     /// Do not append "Required when …" / "Only when …" hints to descriptions.
     #[arg(long)]
     pub no_hints: bool,
@@ -105,11 +116,12 @@ pub struct ProjectionArgs {
 
 impl ProjectionArgs {
     pub fn options(&self) -> Options {
+        let defaults = Options::default();
         Options {
             mode: self.mode,
-            recursion: self.recursion,
+            recursion: self.recursion.unwrap_or(defaults.recursion),
             hints: !self.no_hints,
-            ..Options::default()
+            ..defaults
         }
     }
 }
@@ -236,7 +248,29 @@ fn inspect(cli: Cli) -> Result<u8, Failure> {
         watch,
         ..crate::tui::TuiOptions::default()
     };
-    let files = cli.files;
+    let mut files = cli.files;
+    let mut options = options;
+    if let Some([old, new]) = cli.diff.as_deref() {
+        use schemalens::diff::source::{self, Spec};
+        let new_spec = Spec::parse(new);
+        if old == "-" && new == "-" {
+            return Err(Failure::input("only one of OLD and NEW can be `-`"));
+        }
+        let path = match &new_spec {
+            Spec::Stdin => Some(PathBuf::from("-")),
+            Spec::File(p) => Some(p.clone()),
+            Spec::Git { .. } => None,
+        };
+        let Some(path) = path else {
+            return Err(Failure::input(format!(
+                "{new}: the inspector opens NEW as a file (it follows its saves); REV:PATH is for OLD"
+            )));
+        };
+        let old =
+            source::load(&Spec::parse(old), None).map_err(|e| Failure::input(e.to_string()))?;
+        options.baseline = Some(old);
+        files = vec![path];
+    }
     crate::tui::run(files, options)
         .map(|()| exit::OK)
         .map_err(|e| Failure::input(format!("{e:#}")))
@@ -256,7 +290,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Lint(args)) => lint::run(&args),
         Some(Command::Mcp(args)) => mcp::run(args),
-        None if cli.files.is_empty() => {
+        Some(Command::Diff(args)) => diff::run(&args),
+        None if cli.files.is_empty() && cli.diff.is_none() => {
             let _ = <Cli as clap::CommandFactory>::command().print_help();
             Err(Failure::input(
                 "give a manifest to inspect (`schemalens FILE`) or a command",

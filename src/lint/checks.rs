@@ -572,7 +572,7 @@ fn ref_sites(cx: &SchemaCx<'_>) -> Vec<RefSite> {
             edges[u].push(*target);
         }
     }
-    let component = strongly_connected(&edges);
+    let component = crate::schema::graph::strongly_connected(&edges);
     let names: HashMap<usize, &str> = ids.iter().map(|(k, v)| (*v, k.as_str())).collect();
     refs.iter()
         .map(|&(site, target)| RefSite {
@@ -653,59 +653,6 @@ fn deepest(cx: &SchemaCx<'_>) -> (usize, usize, bool) {
         height[i] = Some(best);
     }
     height.first().copied().flatten().unwrap_or((0, 0, false))
-}
-
-/// Tarjan's algorithm without recursion: the component number of every vertex.
-fn strongly_connected(edges: &[Vec<usize>]) -> Vec<usize> {
-    const UNSEEN: usize = usize::MAX;
-    let n = edges.len();
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut component = vec![UNSEEN; n];
-    let mut stack = Vec::new();
-    let mut counter = 0;
-    let mut components = 0;
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        // (vertex, next edge to look at)
-        let mut work = vec![(root, 0)];
-        while let Some(&mut (v, ref mut next)) = work.last_mut() {
-            if *next == 0 && index[v] == UNSEEN {
-                index[v] = counter;
-                low[v] = counter;
-                counter += 1;
-                stack.push(v);
-                on_stack[v] = true;
-            }
-            if let Some(&w) = edges[v].get(*next) {
-                *next += 1;
-                if index[w] == UNSEEN {
-                    work.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    component[w] = components;
-                    if w == v {
-                        break;
-                    }
-                }
-                components += 1;
-            }
-        }
-    }
-    component
 }
 
 /// URI fragments may percent-encode pointer characters (`%24defs`).
@@ -913,15 +860,6 @@ mod tests {
             Some("starts with '1' (a letter or _ must come first)")
         );
         assert_eq!(name_problem("a.b", &p).as_deref(), Some("contains '.'"));
-    }
-
-    #[test]
-    fn components_group_cycles_only() {
-        // 0 → 1 → 2 → 0, 2 → 3, 4 → 4
-        let c = strongly_connected(&[vec![1], vec![2], vec![0, 3], vec![], vec![4]]);
-        assert!(c[0] == c[1] && c[1] == c[2]);
-        assert_ne!(c[2], c[3]);
-        assert_ne!(c[3], c[4]);
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod engine;
 mod guards;
 mod join;
 mod out;
+mod refgraph;
 pub mod tailor;
 pub mod trace;
 mod unions;
@@ -53,11 +54,22 @@ impl std::fmt::Display for Mode {
     }
 }
 
-/// What to do with a `$ref` that is already being expanded (rule 2).
+/// The recursion depth unrolled to by default (rule 2).
+pub const DEFAULT_UNROLL: usize = 3;
+
+/// What to do with a `$ref` back into a definition already open on the path (rule 2).
+///
+/// The *recursion depth* of a path is how many `$ref`s on it re-enter a definition already
+/// open on it, whichever definition that is. Unrolling to depth `n` expands re-entries while
+/// the path's depth stays within `n` and cuts the next one to `{}`; depth 0 cuts at the first
+/// re-entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Recursion {
-    /// Expand a recursive definition this many times, then cut it to `{}`.
+    /// The default: unroll up to this depth, less when that would add more nodes than the
+    /// unrolling budget allows; a trace entry at the root then says which depth was used.
+    UpTo(usize),
+    /// Exactly this depth, held to the general node budget only.
     Unroll(usize),
     /// Keep recursive definitions as `$defs` + `$ref`.
     Keep,
@@ -66,12 +78,14 @@ pub enum Recursion {
 impl std::str::FromStr for Recursion {
     type Err = String;
     fn from_str(s: &str) -> Result<Recursion, String> {
-        if s == "keep" {
-            return Ok(Recursion::Keep);
+        match s {
+            "keep" => return Ok(Recursion::Keep),
+            "auto" => return Ok(Recursion::UpTo(DEFAULT_UNROLL)),
+            _ => {}
         }
         let n = s
             .strip_prefix("unroll=")
-            .ok_or_else(|| format!("unknown recursion `{s}` (expected unroll=N or keep)"))?;
+            .ok_or_else(|| format!("unknown recursion `{s}` (expected auto, unroll=N or keep)"))?;
         n.parse()
             .map(Recursion::Unroll)
             .map_err(|_| format!("`{n}` is not a whole number"))
@@ -88,6 +102,9 @@ pub struct Options {
     pub draft: Option<Draft>,
     /// Maximum schema nodes to emit; default scales with the input (see `budget`).
     pub node_budget: Option<usize>,
+    /// Schema nodes that unrolling recursion may add, beyond cutting at the first re-entry,
+    /// before `Recursion::UpTo` lowers the depth; default scales with the input (see `budget`).
+    pub unroll_budget: Option<usize>,
     /// Maximum nesting of schemas, counted through `$ref`s.
     pub max_depth: usize,
 }
@@ -96,10 +113,11 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             mode: Mode::Flat,
-            recursion: Recursion::Unroll(3),
+            recursion: Recursion::UpTo(DEFAULT_UNROLL),
             hints: true,
             draft: None,
             node_budget: None,
+            unroll_budget: None,
             max_depth: budget::DEFAULT_MAX_DEPTH,
         }
     }

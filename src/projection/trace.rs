@@ -144,6 +144,15 @@ pub enum Detail {
         reference: String,
         definition: String,
     },
+    /// The default unrolling depth did not fit the unrolling budget; fewer levels were used.
+    RecursionLowered {
+        requested: usize,
+        used: usize,
+        /// Schema nodes unrolling may add beyond cutting at the first re-entry.
+        budget: usize,
+        /// JSON values in the input (the budget scales with it).
+        input: usize,
+    },
     Unresolvable {
         reference: String,
         reason: String,
@@ -237,15 +246,25 @@ impl TraceEntry {
                 ..
             } => format!("`$ref` {reference} replaced by its target{siblings}."),
             Detail::RecursionCut {
-                reference, depth, ..
+                reference,
+                target,
+                depth,
             } => format!(
-                "Recursive `$ref` {reference} unrolled {depth} level(s) deep, then replaced by {{}} (accepts anything, so nothing valid is lost)."
+                "Recursive `$ref` {reference} would re-enter #{target} on a path that already re-enters open definitions {depth} time(s), the unrolling depth, so it is replaced by {{}} (accepts anything, so nothing valid is lost)."
             ),
             Detail::RecursionKept {
                 reference,
                 definition,
             } => format!(
                 "Recursive `$ref` {reference} kept as a reference to #/$defs/{definition} (recursion kept)."
+            ),
+            Detail::RecursionLowered {
+                requested,
+                used,
+                budget,
+                input,
+            } => format!(
+                "Recursion unrolled to depth {used} instead of {requested}: depth {requested} would add more than {budget} schema nodes, the unrolling budget for an input of {input} JSON values; below the cuts anything is accepted (`--recursion unroll={requested}` asks for that depth exactly)."
             ),
             Detail::Unresolvable { reference, reason } => format!(
                 "`$ref` {reference} cannot be resolved ({reason}); replaced by {{}}, which accepts anything."

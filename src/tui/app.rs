@@ -43,6 +43,9 @@ pub struct Source {
     /// The payload folder when it is not the one beside `path` (a live server has no file;
     /// `schemalens mcp --payloads DIR` names it).
     pub payload_dir: Option<PathBuf>,
+    /// What `D` compares with: the first good version loaded (the watch keeps it), or OLD
+    /// with `--diff OLD NEW`.
+    pub baseline: Option<Manifest>,
 }
 
 impl Source {
@@ -53,12 +56,13 @@ impl Source {
         };
         Source {
             path,
-            manifest,
             payload_files,
             file: None,
             hash: None,
             stale: None,
             payload_dir: None,
+            baseline: manifest.as_ref().ok().cloned(),
+            manifest,
         }
     }
 
@@ -103,6 +107,8 @@ pub struct TreePane {
     pub lint: PaneLint,
     /// What the last save changed in this tree, while it is shown.
     pub changes: PaneChanges,
+    /// Changes since the baseline, by class.
+    pub diff_marks: super::changes::ClassMarks,
 }
 
 impl TreePane {
@@ -117,6 +123,7 @@ impl TreePane {
             rejecting: Vec::new(),
             lint,
             changes: PaneChanges::default(),
+            diff_marks: Default::default(),
         }
     }
 
@@ -241,6 +248,8 @@ pub struct ToolView {
     /// That profile's verdicts and findings on the original, the projection and the tailored
     /// schema (what `project --provider` sends).
     pub report: Option<ProfileLint>,
+    /// What changed in this tool since its source's baseline; `None` when nothing did.
+    pub diff: Option<schemalens::diff::ToolDiff>,
 }
 
 impl ToolView {
@@ -332,6 +341,9 @@ pub struct App {
     pub live: Live,
     /// The live MCP server, when the inspector runs on one (`schemalens mcp`).
     pub server: Option<super::server::ServerView>,
+    /// Changes since the baseline are marked in the trees: with `--diff`, or once `D` was
+    /// pressed.
+    pub show_changes: bool,
 }
 
 fn load(path: &Path) -> Source {
@@ -410,6 +422,7 @@ impl App {
             cache: RefCell::new(ProjectionCache::new()),
             live: Live::default(),
             server: None,
+            show_changes: false,
         };
         app.show_cursor_entry();
         app
@@ -678,18 +691,26 @@ impl App {
         };
         let report = self.lint_report(entry, projection.as_deref().ok_or(error.as_deref()));
         let (original_groups, projected_groups) = pane_groups(report.as_ref());
+        let diff = self.diff_since_baseline(entry);
+        let mut panes = [
+            TreePane::new(original, self.theme, original_groups),
+            TreePane::new(projected, self.theme, projected_groups),
+        ];
+        if let Some(d) = &diff {
+            for (pane, side) in panes.iter_mut().zip([Side::Original, Side::Projection]) {
+                pane.diff_marks = super::changes::marks(d, &pane.tree, side);
+            }
+        }
         let view = ToolView {
             entry,
-            panes: [
-                TreePane::new(original, self.theme, original_groups),
-                TreePane::new(projected, self.theme, projected_groups),
-            ],
+            panes,
             projection,
             error,
             payloads,
             payload_error,
             profile: self.profile,
             report,
+            diff,
         };
         let reused = keep.as_ref().is_some_and(|k| k.states.is_some());
         for pane in &view.panes {
@@ -742,6 +763,62 @@ impl App {
             }
         }
         Some(view)
+    }
+
+    /// What changed in tool `entry` since its source's baseline.
+    fn diff_since_baseline(&self, entry: usize) -> Option<schemalens::diff::ToolDiff> {
+        if !self.show_changes {
+            return None;
+        }
+        let (source, tool) = self.tool(entry)?;
+        let (baseline, current) = (source.baseline.as_ref()?, source.manifest.as_ref().ok()?);
+        let options = schemalens::diff::DiffOptions {
+            projection: self.options.clone(),
+            profiles: Vec::new(),
+        };
+        super::changes::tool_diff(baseline, current, tool, &options)
+    }
+
+    /// Compares the first file with `baseline` instead of the version it was opened with
+    /// (`--diff OLD NEW`), and shows the changes screen.
+    pub fn set_baseline(&mut self, baseline: Manifest) {
+        if let Some(source) = self.sources.first_mut() {
+            source.baseline = Some(baseline);
+        }
+        self.open_changes();
+    }
+
+    /// The changes screen for the shown tool's file: every tool against its baseline.
+    pub(super) fn open_changes(&mut self) {
+        let source = self
+            .view
+            .as_ref()
+            .and_then(|v| self.source_of(v.entry))
+            .or_else(|| self.sources.first());
+        let Some(source) = source else { return };
+        let (Some(baseline), Ok(current)) = (&source.baseline, &source.manifest) else {
+            self.message = Some("no baseline: the file did not load when it was opened".to_owned());
+            return;
+        };
+        let options = schemalens::diff::DiffOptions {
+            projection: self.options.clone(),
+            profiles: Vec::new(),
+        };
+        let report = schemalens::diff::diff(baseline, current, &[], &options);
+        let lines =
+            super::changes::report_lines(&report, &baseline.origin, &current.origin, self.theme);
+        self.overlay = Some(Overlay::Changes { scroll: 0, lines });
+        if !self.show_changes {
+            // From now on the trees mark what changed, whatever tool is shown.
+            self.show_changes = true;
+            let side = self.last_tree;
+            let selected = self.selected_pointer(side).map(str::to_owned);
+            self.view = None;
+            self.show_cursor_entry();
+            if let Some(p) = selected {
+                self.select_pointer(side, &p);
+            }
+        }
     }
 
     /// The chosen provider's verdicts on tool `entry` in its three forms (`projection`: the
@@ -1492,6 +1569,7 @@ pub fn update(app: &mut App, action: Action) {
         Action::Quit => app.quit = true,
         Action::Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
         Action::JsonView => app.open_json(),
+        Action::Changes => app.open_changes(),
         Action::Rules => {
             app.overlay = Some(Overlay::Rules {
                 scroll: 0,

@@ -118,6 +118,16 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
         }
         out.push(Line::from(spans));
     }
+    // Changes since the baseline: what a reviewer selected this node for.
+    if let Some(diff) = &view.diff {
+        let baseline = app
+            .source_of(view.entry)
+            .and_then(|s| s.baseline.as_ref())
+            .map_or_else(|| "the baseline".to_owned(), |b| b.origin.clone());
+        out.extend(super::changes::node_lines(
+            diff, &pane.tree, side, id, theme, &baseline,
+        ));
+    }
     // A provider was asked for: its verdict on this node comes before the projection's story.
     if let Some(profile) = view.profile {
         out.extend(super::lint::node_lines(pane, id, profile, theme));

@@ -12,6 +12,8 @@ pub enum Action {
     Quit,
     Help,
     JsonView,
+    /// The changes screen: what changed since the file was opened (or since OLD, `--diff`).
+    Changes,
     Rules,
     CloseOverlay,
     /// Copy (OSC 52) the selected node's JSON.
@@ -198,7 +200,7 @@ use Scope as S;
 #[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
     // Full-screen views: they swallow every other key.
-    b(S::Overlay, &[code(C::Esc), k('q'), k('?'), k('v'), k('R'), k('L')], A::CloseOverlay, "close the screen", None),
+    b(S::Overlay, &[code(C::Esc), k('q'), k('?'), k('v'), k('R'), k('L'), k('D')], A::CloseOverlay, "close the screen", None),
     b(S::Overlay, &[k('w')], A::ModelView, "Ollama's model view: open it, or close it", None),
     b(S::Overlay, &[code(C::Enter)], A::Jump, "lint list: go to the selected finding's node", None),
     b(S::Overlay, &[k('p')], A::CycleProfile, "lint list: show the next provider", None),
@@ -248,6 +250,7 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Global, &[k('m')], A::ToggleMode, "switch inline / flat mode and project again", Some("mode")),
     b(S::Global, &[k('p')], A::CycleProfile, "cycle the provider lint: none → each profile → none", Some("provider")),
     b(S::Global, &[k('L')], A::LintList, "lint list: verdicts, then findings; Enter goes to a finding's node", Some("lint")),
+    b(S::Global, &[k('D')], A::Changes, "changes since the file was opened (--diff: since OLD), with witnesses", Some("changes")),
     b(S::Global, &[k('v')], A::JsonView, "view the tool's whole JSON, original beside projection", Some("json")),
     b(S::Global, &[k('R')], A::Rules, "the rules screen: every rule with a before/after example", None),
     b(S::Global, &[k('y')], A::YankNode, "copy the selected node's JSON (OSC 52 clipboard, works over SSH)", Some("copy")),

@@ -5,6 +5,7 @@
 //! [`app::update`] applies them to the [`App`], and [`render::render`] draws the `App`.
 
 pub mod app;
+mod changes;
 mod detail;
 pub mod keys;
 mod lint;
@@ -19,6 +20,8 @@ pub(crate) mod text;
 pub mod theme;
 pub mod tree;
 
+#[cfg(test)]
+mod diff_tests;
 #[cfg(test)]
 mod live_tests;
 #[cfg(test)]
@@ -64,6 +67,9 @@ pub struct TuiOptions {
     pub color: bool,
     /// Follow the manifests and payload folders as they are saved; `None` is `--no-watch`.
     pub watch: Option<WatchConfig>,
+    /// `--diff OLD NEW`: OLD, what the first file's changes are measured against (else the
+    /// version it was opened with).
+    pub baseline: Option<schemalens::manifest::Manifest>,
 }
 
 impl Default for TuiOptions {
@@ -73,6 +79,7 @@ impl Default for TuiOptions {
             mouse: true,
             color: Theme::from_env().color,
             watch: Some(WatchConfig::default()),
+            baseline: None,
         }
     }
 }
@@ -82,7 +89,10 @@ impl Default for TuiOptions {
 pub fn run(files: Vec<PathBuf>, opts: TuiOptions) -> color_eyre::Result<()> {
     needs_terminal()?;
     let theme = Theme { color: opts.color };
-    let app = App::load(&files, opts.projection.clone(), theme, opts.mouse);
+    let mut app = App::load(&files, opts.projection.clone(), theme, opts.mouse);
+    if let Some(baseline) = opts.baseline.clone() {
+        app.set_baseline(baseline);
+    }
     run_app(app, opts, None)
 }
 
@@ -116,7 +126,6 @@ fn needs_terminal() -> color_eyre::Result<()> {
     }
     Ok(())
 }
-
 fn run_app(mut app: App, opts: TuiOptions, server: Option<LiveServer>) -> color_eyre::Result<()> {
     let (tx, rx) = mpsc::channel();
     let mut watch = Watch::start(&mut app, opts.watch, &tx);

@@ -7,13 +7,14 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, List, ListItem, Paragraph, Wrap};
 use schemalens::lint::Severity;
+use schemalens::projection::Detail;
 use tui_tree_widget::{Tree, TreeState};
 
 use super::app::{App, Entry, InputPurpose};
 use super::detail;
 use super::keys::{self, BINDINGS, Pane, Scope};
 use super::text::{clip, escape, escape_lines};
-use super::theme::{Mark, severity_glyph};
+use super::theme::{Mark, Theme, severity_glyph};
 use super::tree::{NodeId, Side};
 
 /// Where each pane goes; shared by `render` and by `update` (mouse hits, page sizes).
@@ -300,6 +301,7 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
             let n = p.trace.len();
             let rules = if n == 1 { "rule" } else { "rules" };
             title.push(Span::raw(format!("· {n} {rules} applied ")));
+            title.extend(lowered_depth_span(p, theme));
         }
     } else if let Some((_, tool)) = app.tool(view.entry) {
         title.push(Span::raw(format!("· {} ", clip(&tool.name, 40))));
@@ -390,6 +392,31 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
                 let x = if pane.rejecting.contains(&id) { 4 } else { 2 };
                 let text = format!(" {}", change.glyph());
                 buf.set_string(inner.right().saturating_sub(x), y, text, theme.changed());
+            }
+        }
+    }
+    if !pane.diff_marks.is_empty() {
+        let buf = frame.buffer_mut();
+        for y in inner.y..inner.bottom() {
+            let Some(id) = row_node(&state, inner, y) else {
+                continue;
+            };
+            if let Some(class) = pane.diff_marks.get(&id) {
+                // Left of a save's mark and a rejection's ✗, which keep the row's last cells.
+                let mut x = 2;
+                if pane.rejecting.contains(&id) {
+                    x += 2;
+                }
+                if pane.changes.marks.contains_key(&id) {
+                    x += 2;
+                }
+                let text = format!(" {}", super::changes::glyph(*class));
+                buf.set_string(
+                    inner.right().saturating_sub(x),
+                    y,
+                    text,
+                    theme.diff_class(*class),
+                );
             }
         }
     }
@@ -490,6 +517,20 @@ pub fn legend_line(app: &App) -> Line<'static> {
     spans.push(Span::styled("underline", theme.linked()));
     spans.push(Span::raw(" linked"));
     Line::from(spans)
+}
+
+/// The engine lowered the default recursion depth to fit its budget: the title says so, as
+/// the tree would otherwise look cut for no reason (the root's detail says why).
+fn lowered_depth_span(projection: &schemalens::Projection, theme: Theme) -> Option<Span<'static>> {
+    projection.trace.iter().find_map(|e| match e.detail {
+        Detail::RecursionLowered {
+            requested, used, ..
+        } => Some(Span::styled(
+            format!("· ↺ depth {used} of {requested} "),
+            theme.mark(Mark::RecursionCut),
+        )),
+        _ => None,
+    })
 }
 
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {

@@ -50,6 +50,7 @@ fn open_text(docs: &[(&str, &str)], options: Options, width: u16, height: u16) -
             hash: None,
             stale: None,
             payload_dir: None,
+            baseline: None,
         })
         .collect();
     let mut app = App::new(sources, options, PLAIN, true);
@@ -298,7 +299,7 @@ fn detail_pane_for_rule_kinds() {
         (
             "recursive-expression.json",
             Side::Projection,
-            "/properties/expr/properties/left/properties/left/properties/left",
+            "/properties/expr/properties/left/properties/arg/properties/arg",
             "recursion_cut",
         ),
         (
@@ -1405,4 +1406,21 @@ fn export_screenshots() {
     }
     keys(&mut app, "w");
     save("ollama-model-view", &app);
+
+    // `schemalens --diff OLD NEW`: the changes screen, then the marks with a breaking change
+    // selected.
+    let pair = |name: &str| PathBuf::from("samples/diff").join(name);
+    let mut app = App::load(&[pair("orders-v2.json")], Options::flat(), COLOR, true);
+    update(
+        &mut app,
+        Action::Resize {
+            width: 160,
+            height: 45,
+        },
+    );
+    app.set_baseline(manifest::load_path(&pair("orders-v1.json"), None).expect("orders-v1"));
+    save("diff-changes", &app);
+    update(&mut app, Action::CloseOverlay);
+    assert!(app.select_pointer(Side::Original, "/properties/payment"));
+    save("diff-marks", &app);
 }

@@ -63,7 +63,8 @@ impl Mark {
     pub fn of(detail: &Detail) -> Option<Mark> {
         Some(match detail {
             Detail::RefInlined { .. } => Mark::RefInlined,
-            Detail::RecursionCut { .. } => Mark::RecursionCut,
+            // The root says the depth was lowered: a cut of every branch, in advance.
+            Detail::RecursionCut { .. } | Detail::RecursionLowered { .. } => Mark::RecursionCut,
             Detail::RecursionKept { .. } => Mark::RecursionKept,
             Detail::Unresolvable { .. } => Mark::Unresolvable,
             Detail::UnionFlattened { .. } => Mark::Flattened,
@@ -301,6 +302,18 @@ impl Theme {
                 .fg(Color::LightGreen)
                 .add_modifier(Modifier::BOLD | Modifier::ITALIC),
         )
+    }
+
+    /// A change's class (the diff against the baseline).
+    pub fn diff_class(self, class: schemalens::diff::Class) -> Style {
+        use schemalens::diff::Class as D;
+        let s = Style::new();
+        self.paint(match class {
+            D::Breaking => s.fg(Color::LightRed).add_modifier(Modifier::BOLD),
+            D::Unknown => s.fg(Color::Yellow),
+            D::Widening => s.fg(Color::LightGreen),
+            D::Neutral => s.fg(Color::DarkGray),
+        })
     }
 
     pub fn status(self) -> Style {

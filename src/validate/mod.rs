@@ -21,6 +21,7 @@ pub use discover::{Expectation, PayloadFile};
 pub(crate) use nullable::openapi30_for_validation;
 pub use payload::PayloadError;
 pub use skeleton::{skeleton, skeleton_for_both};
+pub(crate) use verdict::with_stack;
 pub use verdict::{Class, Correlation, SchemaError, Side, SideVerdict, Unsoundness, Verdict};
 
 use crate::lint::Profile;
@@ -214,6 +215,44 @@ impl Checker {
     /// left a property unconstrained, the original says what to put there.
     pub fn skeleton(&self) -> Value {
         skeleton::skeleton_for_both(&self.projected, &self.original.doc, self.original_draft)
+    }
+}
+
+/// One schema compiled on its own, for callers that judge payloads against a single side (a
+/// schema diff verifies each witness against two originals, or two projections).
+pub struct SchemaValidator {
+    compiled: Compiled,
+    links: Option<crate::projection::Links>,
+}
+
+impl SchemaValidator {
+    /// A tool's original schema, read as its dialect says (OpenAPI 3.0 `nullable` included).
+    pub fn original(schema: &Value, dialect: SchemaDialect) -> Result<SchemaValidator, CheckError> {
+        let draft = match dialect {
+            SchemaDialect::OpenApi30 => Draft::OpenApi30,
+            SchemaDialect::JsonSchema => Draft::detect(schema),
+        };
+        Ok(SchemaValidator {
+            compiled: compile(schema, draft, Side::Original)?,
+            links: None,
+        })
+    }
+
+    /// A projection; its errors carry the original nodes they came from.
+    pub fn projection(projection: &Projection) -> Result<SchemaValidator, CheckError> {
+        Ok(SchemaValidator {
+            compiled: compile(&projection.schema, projection.draft, Side::Projection)?,
+            links: Some(projection.links.clone()),
+        })
+    }
+
+    pub fn is_valid(&self, payload: &Value) -> bool {
+        self.compiled.is_valid(payload)
+    }
+
+    /// The verdict with every error placed on the schema's document.
+    pub fn verdict(&self, payload: &Value) -> SideVerdict {
+        self.compiled.verdict(payload, self.links.as_ref())
     }
 }
 

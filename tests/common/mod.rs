@@ -20,9 +20,10 @@ pub fn configs(draft: Option<Draft>) -> Vec<(&'static str, Options)> {
         draft,
         ..Options::default()
     };
+    let unrolled = Options::default().recursion;
     vec![
-        ("inline", make(Mode::Inline, Recursion::Unroll(3))),
-        ("flat", make(Mode::Flat, Recursion::Unroll(3))),
+        ("inline", make(Mode::Inline, unrolled)),
+        ("flat", make(Mode::Flat, unrolled)),
         ("inline+keep", make(Mode::Inline, Recursion::Keep)),
         ("flat+keep", make(Mode::Flat, Recursion::Keep)),
     ]

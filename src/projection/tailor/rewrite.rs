@@ -123,9 +123,12 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
         renames,
         trace,
         adapters,
-        unresolved,
+        mut unresolved,
         ..
     } = t;
+    if profile == Profile::Ollama {
+        unresolved.extend(beyond_any_rewrite(&schema));
+    }
     let mut links = links;
     links.seal();
     let mut moved: Vec<TraceEntry> = projection
@@ -178,6 +181,23 @@ fn walk<'p>(
         shared_targets: std::collections::HashSet::new(),
         shared: false,
     }
+}
+
+/// Ollama drops what its Go structs have no field for (a map's value schema, say) whatever the
+/// schema says, so every error its lint still finds is beyond tailoring: listed, not hidden.
+fn beyond_any_rewrite(schema: &Value) -> Vec<Unresolved> {
+    crate::lint::lint_schema(Profile::Ollama, schema)
+        .into_iter()
+        .filter(|f| f.is_error())
+        .map(|f| Unresolved {
+            pointer: f.pointer,
+            rule: f.rule,
+            why: format!(
+                "{} No rewrite of the schema changes what Ollama reads.",
+                f.message
+            ),
+        })
+        .collect()
 }
 
 /// Where a projection pointer's node sits now: its own new place, else its nearest ancestor's
@@ -1006,6 +1026,17 @@ impl Walk<'_> {
                     "additional-properties",
                     "a map with typed values (`additionalProperties` is a schema): closing it would drop every entry".into(),
                 );
+                // A pure map (`dict[str, T]`, a JSON value's object case) also has no
+                // properties, which strict mode reports on its own.
+                if !m.contains_key("properties")
+                    && let Some(rule) = self.rule_id(|c| matches!(c, Check::ObjectProperties))
+                {
+                    self.unresolved(
+                        out,
+                        rule,
+                        "a map (no properties): its keys cannot be listed, and closing it would drop every entry".into(),
+                    );
+                }
                 return;
             }
         };
