@@ -1238,13 +1238,41 @@ fn ref_fan(fan: usize, levels: usize) -> Value {
     })
 }
 
+/// The one tool of a bare schema.
+fn tool_of(schema: &Value) -> schemalens::manifest::Tool {
+    schemalens::manifest::load_str(&schema.to_string(), "schema.json", None)
+        .unwrap()
+        .tools
+        .remove(0)
+}
+
+/// Definitions `L0`…`L12`, each referring to the next ten times: 10^12 copies inlined, which
+/// the projection refuses before building.
+fn ref_bomb() -> serde_json::Map<String, Value> {
+    let mut bomb = serde_json::Map::new();
+    for level in 0..12 {
+        let next = format!("#/$defs/L{}", level + 1);
+        let props: serde_json::Map<String, Value> = (0..10)
+            .map(|k| (format!("p{k}"), json!({"$ref": next})))
+            .collect();
+        bomb.insert(
+            format!("L{level}"),
+            json!({"type": "object", "properties": props}),
+        );
+    }
+    bomb.insert("L12".into(), json!({"type": "string"}));
+    bomb
+}
+
 #[test]
 fn projection_findings_are_grouped_by_the_original_node() {
-    let schema = ref_fan(3, 4);
-    let projection = schemalens::project(&schema, &Options::flat()).unwrap();
+    let tool = tool_of(&ref_fan(3, 4));
+    let options = Options::flat();
+    let projection = project_tool(&tool, &options).unwrap();
     let forms = [lint::report::ToolForms {
         name: Some("fan"),
-        original: &schema,
+        tool: &tool,
+        options: &options,
         projection: Ok(&projection),
     }];
     let linted = lint::report::lint_forms(Profile::OpenAiStrict, &forms).remove(0);
@@ -1307,11 +1335,16 @@ fn projection_findings_are_grouped_by_the_original_node() {
 
 #[test]
 fn a_tool_that_cannot_be_projected_is_reported_failed() {
-    let schema = json!({"type": "object"});
+    let tool = tool_of(&json!({
+        "type": "object", "properties": {"x": {"$ref": "#/$defs/L0"}}, "$defs": ref_bomb()
+    }));
+    let options = Options::flat();
+    let why = project_tool(&tool, &options).unwrap_err().to_string();
     let forms = [lint::report::ToolForms {
         name: Some("broken"),
-        original: &schema,
-        projection: Err("ref bomb"),
+        tool: &tool,
+        options: &options,
+        projection: Err(&why),
     }];
     let linted = lint::report::lint_forms(Profile::Gemini, &forms).remove(0);
     use lint::report::{Form, Verdict};
@@ -1319,9 +1352,89 @@ fn a_tool_that_cannot_be_projected_is_reported_failed() {
     assert_eq!(linted.verdict(Form::Projection), Verdict::Failed);
     assert_eq!(linted.verdict(Form::Tailored), Verdict::Failed);
     assert_eq!(
-        linted.form(Form::Tailored).failed.as_deref(),
-        Some("ref bomb")
+        linted.form(Form::Projection).failed.as_deref(),
+        Some(why.as_str())
     );
+    assert!(linted.form(Form::Tailored).failed.is_some());
+}
+
+/// The tailored verdict is about exactly what `project --provider` sends (`tailor_tool`),
+/// for every profile and sample, recursive ones included, in both modes.
+#[test]
+fn the_tailored_form_is_what_project_provider_sends() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(sample("")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let manifest = load_path(&path, None).unwrap();
+        for options in [Options::inline(), Options::flat()] {
+            let projections: Vec<Result<schemalens::Projection, String>> = manifest
+                .tools
+                .iter()
+                .map(|t| project_tool(t, &options).map_err(|e| e.to_string()))
+                .collect();
+            let forms: Vec<lint::report::ToolForms<'_>> = manifest
+                .tools
+                .iter()
+                .zip(&projections)
+                .map(|(t, p)| lint::report::ToolForms {
+                    name: Some(&t.name),
+                    tool: t,
+                    options: &options,
+                    projection: p.as_ref().map_err(String::as_str),
+                })
+                .collect();
+            for profile in Profile::ALL {
+                let linted = lint::report::lint_forms(profile, &forms);
+                let sent: Vec<_> = manifest
+                    .tools
+                    .iter()
+                    .map(|t| schemalens::tailor_tool(t, &options, profile).ok())
+                    .collect();
+                let subjects: Vec<Subject<'_>> = manifest
+                    .tools
+                    .iter()
+                    .zip(&sent)
+                    .filter_map(|(t, x)| {
+                        x.as_ref().map(|x| Subject {
+                            name: Some(&t.name),
+                            schema: &x.projection.schema,
+                        })
+                    })
+                    .collect();
+                let mut expected = lint::lint_tools(profile, &subjects).into_iter();
+                for ((t, x), report) in manifest.tools.iter().zip(&sent).zip(&linted) {
+                    let form = report.form(lint::report::Form::Tailored);
+                    let context = format!("{} {} {profile}", path.display(), t.name);
+                    match x {
+                        Some(_) => {
+                            let mut want: Vec<(String, &str)> = expected
+                                .next()
+                                .unwrap()
+                                .into_iter()
+                                .map(|f| (f.pointer, f.rule))
+                                .collect();
+                            let mut got: Vec<(String, &str)> = form
+                                .groups
+                                .iter()
+                                .flat_map(|g| {
+                                    g.pointers.iter().map(|p| (p.clone(), g.finding.rule))
+                                })
+                                .collect();
+                            want.sort();
+                            got.sort();
+                            assert_eq!(got, want, "{context}");
+                        }
+                        None => assert!(form.failed.is_some(), "{context}"),
+                    }
+                }
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen >= 9, "expected the samples, saw {seen}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1586,18 +1699,7 @@ fn cli_text_folds_long_lists() {
 /// A tool that cannot be projected does not hide the others.
 #[test]
 fn cli_reports_a_tool_that_cannot_be_projected_and_exits_2() {
-    let mut bomb = serde_json::Map::new();
-    for level in 0..12 {
-        let next = format!("#/$defs/L{}", level + 1);
-        let props: serde_json::Map<String, Value> = (0..10)
-            .map(|k| (format!("p{k}"), json!({"$ref": next})))
-            .collect();
-        bomb.insert(
-            format!("L{level}"),
-            json!({"type": "object", "properties": props}),
-        );
-    }
-    bomb.insert("L12".into(), json!({"type": "string"}));
+    let bomb = ref_bomb();
     let manifest = json!({"tools": [
         {"name": "bomb", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/L0"}}, "$defs": bomb}},
         {"name": "fine", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "additionalProperties": false}}

@@ -85,7 +85,8 @@ pub fn run(args: &LintArgs) -> Result<u8, Failure> {
         .zip(&projections)
         .map(|(i, p)| ToolForms {
             name: named.then_some(manifest.tools[*i].name.as_str()),
-            original: &manifest.tools[*i].schema,
+            tool: &manifest.tools[*i],
+            options: &options,
             projection: p.as_ref().map_err(String::as_str),
         })
         .collect();
@@ -137,14 +138,12 @@ pub fn run(args: &LintArgs) -> Result<u8, Failure> {
 /// What Ollama keeps of each form (the tailored one is what `project --provider ollama` sends).
 fn ollama_views(forms: &ToolForms<'_>) -> [Option<OllamaView>; 3] {
     let projection = forms.projection.ok();
-    let tailored = projection.map(|p| {
-        let t = schemalens::projection::tailor(p.clone(), Profile::Ollama);
-        lint::ollama_view(&t.projection.schema)
-    });
+    let tailored =
+        schemalens::tailor_reusing(forms.tool, forms.options, Profile::Ollama, projection).ok();
     [
-        Some(lint::ollama_view(forms.original)),
+        Some(lint::ollama_view(&forms.tool.schema)),
         projection.map(|p| lint::ollama_view(&p.schema)),
-        tailored,
+        tailored.map(|t| lint::ollama_view(&t.projection.schema)),
     ]
 }
 

@@ -6,7 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Batch, Group, Placed, Profile, Severity, Subject, place_by_origin};
-use crate::projection::{Adapter, Projection, Tailored, Unresolved, tailor};
+use crate::manifest::Tool;
+use crate::projection::{Adapter, Options, Projection, Tailored, Unresolved};
 
 /// The three schemas a user could send for one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -146,9 +147,18 @@ impl ProfileLint {
 pub struct ToolForms<'a> {
     /// `None` when there is no tool name to check (a bare schema file).
     pub name: Option<&'a str>,
-    pub original: &'a Value,
+    /// The tool; its parameter schema is the original.
+    pub tool: &'a Tool,
+    /// What the projection was made with.
+    pub options: &'a Options,
     /// The projection, or why it failed.
     pub projection: Result<&'a Projection, &'a str>,
+}
+
+impl ToolForms<'_> {
+    fn original(&self) -> &Value {
+        &self.tool.schema
+    }
 }
 
 /// Lints every tool in its three forms for `profile`. The tools of one form are linted
@@ -161,10 +171,13 @@ pub fn lint_forms(profile: Profile, tools: &[ToolForms<'_>]) -> Vec<ProfileLint>
 /// are read once for all of them.
 pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<ProfileLint>> {
     let originals = Batch::new(
-        tools.iter().map(|t| subject(t.name, t.original)).collect(),
+        tools
+            .iter()
+            .map(|t| subject(t.name, t.original()))
+            .collect(),
         vec![None; tools.len()],
     );
-    // Only the tools that have a projection; `present[i]` says which.
+    // Only the tools that have a projection.
     let present: Vec<(&ToolForms<'_>, &Projection)> = tools
         .iter()
         .filter_map(|t| t.projection.ok().map(|p| (t, p)))
@@ -176,42 +189,24 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
             .collect(),
         present
             .iter()
-            .map(|(t, p)| Some((&p.links, t.original)))
+            .map(|(t, p)| Some((&p.links, t.original())))
             .collect(),
     );
     profiles
         .iter()
         .map(|&profile| {
-            // `project --provider` tailors the projection made with the same options
-            // (`tailor_tool`), so tailoring this projection gives the schema it sends.
-            let tailored: Vec<Tailored> = present
+            // Exactly what `project --provider` sends, reusing the projection when the
+            // provider's is the same.
+            let tailored: Vec<Result<Tailored, String>> = tools
                 .iter()
-                .map(|(_, p)| tailor((*p).clone(), profile))
+                .map(|t| {
+                    crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok())
+                        .map_err(|e| e.to_string())
+                })
                 .collect();
             let original = originals.lint(profile);
             let projected = projections.lint(profile);
-            // Most profiles change nothing in most projections: then the lint is the same.
-            let unchanged = tailored
-                .iter()
-                .zip(&present)
-                .all(|(t, (_, p))| t.projection.schema == p.schema);
-            let tailored_groups = if unchanged {
-                projected.clone()
-            } else {
-                Batch::new(
-                    present
-                        .iter()
-                        .zip(&tailored)
-                        .map(|((t, _), x)| subject(t.name, &x.projection.schema))
-                        .collect(),
-                    present
-                        .iter()
-                        .zip(&tailored)
-                        .map(|((t, _), x)| Some((&x.projection.links, t.original)))
-                        .collect(),
-                )
-                .lint(profile)
-            };
+            let tailored_groups = lint_tailored(profile, tools, &tailored, &projected);
             assemble(
                 profile,
                 tools,
@@ -224,62 +219,110 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
         .collect()
 }
 
+/// The tailored schemas' groups, one list per tool that has one (`None` for the others).
+/// `projected` are the projections' groups (for the tools that have one, in order).
+fn lint_tailored(
+    profile: Profile,
+    tools: &[ToolForms<'_>],
+    tailored: &[Result<Tailored, String>],
+    projected: &[Vec<Group>],
+) -> Vec<Option<Vec<Group>>> {
+    // Most profiles change nothing in most projections: then the lint is the same.
+    let unchanged = tools
+        .iter()
+        .zip(tailored)
+        .all(|(t, x)| match (t.projection, x) {
+            (Ok(p), Ok(x)) => x.projection.schema == p.schema,
+            (Err(_), Err(_)) => true,
+            _ => false,
+        });
+    if unchanged {
+        let mut projected = projected.iter();
+        return tools
+            .iter()
+            .map(|t| t.projection.ok().and_then(|_| projected.next().cloned()))
+            .collect();
+    }
+    let present: Vec<(&ToolForms<'_>, &Tailored)> = tools
+        .iter()
+        .zip(tailored)
+        .filter_map(|(t, x)| x.as_ref().ok().map(|x| (t, x)))
+        .collect();
+    let mut groups = Batch::new(
+        present
+            .iter()
+            .map(|(t, x)| subject(t.name, &x.projection.schema))
+            .collect(),
+        present
+            .iter()
+            .map(|(t, x)| Some((&x.projection.links, t.original())))
+            .collect(),
+    )
+    .lint(profile)
+    .into_iter();
+    tailored
+        .iter()
+        .map(|x| x.as_ref().ok().and_then(|_| groups.next()))
+        .collect()
+}
+
 fn subject<'a>(name: Option<&'a str>, schema: &'a Value) -> Subject<'a> {
     Subject { name, schema }
 }
 
-/// One [`ProfileLint`] per tool, from each form's groups (given for the tools that have the
-/// form, in order).
+/// One [`ProfileLint`] per tool, from each form's groups (the projection's given for the tools
+/// that have one, in order).
 fn assemble(
     profile: Profile,
     tools: &[ToolForms<'_>],
     original: Vec<Vec<Group>>,
     projected: Vec<Vec<Group>>,
-    tailored_groups: Vec<Vec<Group>>,
-    tailored: Vec<Tailored>,
+    tailored_groups: Vec<Option<Vec<Group>>>,
+    tailored: Vec<Result<Tailored, String>>,
 ) -> Vec<ProfileLint> {
     let mut original = original.into_iter();
-    let mut rest = projected.into_iter().zip(tailored_groups).zip(tailored);
+    let mut projected = projected.into_iter();
     tools
         .iter()
-        .map(|tool| {
+        .zip(tailored_groups.into_iter().zip(tailored))
+        .map(|(tool, (t, x))| {
             let o = original.next().unwrap_or_default();
-            let form = |form: Form, groups: Option<Vec<Group>>| match groups {
+            let p = tool.projection.ok().and_then(|_| projected.next());
+            let form = |form: Form, groups: Option<Vec<Group>>, why: Option<&str>| match groups {
                 Some(groups) => FormLint {
                     form,
                     failed: None,
                     groups,
                 },
-                None => FormLint::failed(form, tool.projection.err().unwrap_or("no schema")),
+                None => FormLint::failed(form, why.unwrap_or("no schema")),
             };
-            let (p, t, adapters, unresolved) = match tool.projection {
-                Ok(_) => {
-                    let ((p, t), x) = rest.next().expect("one tailoring per projection");
+            let (adapters, unresolved, why_not) = match x {
+                Ok(x) => {
                     let links = &x.projection.links;
                     let adapters = place_by_origin(
                         x.adapters,
                         Adapter::at,
                         |a| without_place(a, "at"),
                         links,
-                        tool.original,
+                        tool.original(),
                     );
                     let unresolved = place_by_origin(
                         x.unresolved,
                         |u| u.pointer.as_str(),
                         |u| without_place(u, "pointer"),
                         links,
-                        tool.original,
+                        tool.original(),
                     );
-                    (Some(p), Some(t), adapters, unresolved)
+                    (adapters, unresolved, None)
                 }
-                Err(_) => (None, None, Vec::new(), Vec::new()),
+                Err(why) => (Vec::new(), Vec::new(), Some(why)),
             };
             ProfileLint {
                 profile,
                 forms: [
-                    form(Form::Original, Some(o)),
-                    form(Form::Projection, p),
-                    form(Form::Tailored, t),
+                    form(Form::Original, Some(o), None),
+                    form(Form::Projection, p, tool.projection.err()),
+                    form(Form::Tailored, t, why_not.as_deref()),
                 ],
                 adapters,
                 unresolved,

@@ -839,7 +839,8 @@ impl App {
             .is_ok_and(|m| m.format != ManifestFormat::BareSchema);
         let forms = ToolForms {
             name: named.then_some(tool.name.as_str()),
-            original: &tool.schema,
+            tool,
+            options: &self.options,
             projection: projection.map_err(|e| e.unwrap_or("the projection failed")),
         };
         report::lint_forms(profile, &[forms]).pop()
