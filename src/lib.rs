@@ -10,6 +10,7 @@ pub mod projection;
 pub mod schema;
 pub mod validate;
 pub mod watch;
+pub mod why;
 
 pub use projection::{Mode, Options, Projection, ProjectionError, Recursion, project};
 

@@ -785,6 +785,12 @@ impl Gen<'_> {
             return c.clone();
         }
         if let Some(Value::Array(values)) = m.get("enum") {
+            // `enum: []` accepts nothing: flat mode writes it for an `allOf` of enums with no
+            // common value (the original accepts nothing there either). Any value will do; every
+            // payload is judged by the validators, never assumed valid.
+            if values.is_empty() {
+                return Value::Null;
+            }
             return values[self.rng.below(values.len())].clone();
         }
         for combinator in ["anyOf", "oneOf"] {

@@ -5,13 +5,14 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use schemalens::lint::report::{self, Form, FormLint, ProfileLint, ToolForms, Verdict};
-use schemalens::lint::{self, Group, OllamaView, Placed, Profile, Severity};
+use schemalens::lint::{self, Finding, Group, OllamaView, Placed, Profile, Severity};
 use schemalens::manifest::{Manifest, ManifestFormat, SchemaDialect};
 use schemalens::pointer;
 use schemalens::{Mode, Projection};
 use serde_json::{Value, json};
 
-use super::{Failure, Format, InputArgs, ProjectionArgs, exit, input};
+use super::sarif::{LintFormat, SarifTool};
+use super::{Failure, InputArgs, ProjectionArgs, exit, input};
 
 pub const LINT_HELP: &str = "Providers (--provider, repeat or comma-separate):
   openai-strict      OpenAI, strict: true (Structured Outputs)
@@ -41,7 +42,7 @@ pub struct LintArgs {
     #[command(flatten)]
     pub projection: ProjectionArgs,
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: super::sarif::LintFormat,
     /// List every place and info-level findings in text output; every copy's pointer in JSON.
     #[arg(long)]
     pub all: bool,
@@ -120,11 +121,43 @@ pub fn run(args: &LintArgs) -> Result<u8, Failure> {
     let failed = reports.iter().any(|r| r.failed.is_some());
     let mode = options.mode;
     match args.format {
-        Format::Json => {
+        LintFormat::Json => {
             let doc = json_report(&manifest, &profiles, mode, &reports, args);
             super::emit(&serde_json::to_string_pretty(&doc).expect("JSON values serialize"));
         }
-        Format::Text => super::emit(&text_report(&manifest, mode, &reports, args)),
+        LintFormat::Text => super::emit(&text_report(&manifest, mode, &reports, args)),
+        LintFormat::Sarif => {
+            // SARIF lists places, not groups: every copy is a result's counterpart.
+            let expanded: Vec<Vec<SarifFindings>> = reports
+                .iter()
+                .map(|r| {
+                    r.profiles
+                        .iter()
+                        .map(|p| {
+                            (
+                                p.profile,
+                                expand(p.form(Form::Original)),
+                                expand(p.form(Form::Projection)),
+                            )
+                        })
+                        .collect()
+                })
+                .collect();
+            let tools: Vec<SarifTool<'_>> = reports
+                .iter()
+                .zip(&projections)
+                .zip(&expanded)
+                .map(|((r, projection), profiles)| SarifTool {
+                    tool: r.tool,
+                    projection: projection.as_ref().ok(),
+                    profiles: profiles
+                        .iter()
+                        .map(|(p, original, projected)| (*p, &original[..], &projected[..]))
+                        .collect(),
+                })
+                .collect();
+            super::emit(&super::sarif::log(&args.input.file, &manifest, &tools));
+        }
     }
     Ok(if failed {
         exit::INPUT
@@ -133,6 +166,22 @@ pub fn run(args: &LintArgs) -> Result<u8, Failure> {
     } else {
         exit::OK
     })
+}
+
+/// One profile's findings on the original and on the projection, one per place.
+type SarifFindings = (Profile, Vec<Finding>, Vec<Finding>);
+
+/// The findings a form's groups stand for, one per copy, in document order within a group.
+fn expand(form: &FormLint) -> Vec<Finding> {
+    form.groups
+        .iter()
+        .flat_map(|g| {
+            g.pointers.iter().map(move |p| Finding {
+                pointer: p.clone(),
+                ..g.finding.clone()
+            })
+        })
+        .collect()
 }
 
 /// What Ollama keeps of each form (the tailored one is what `project --provider ollama` sends).

@@ -8,6 +8,9 @@ mod input;
 mod lint;
 mod mcp;
 mod project;
+mod sarif;
+mod shell;
+mod why;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,6 +59,10 @@ pub struct Cli {
           default_missing_value = "500", conflicts_with = "no_watch",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub poll: Option<u64>,
+    /// Inspector: start from a provider's error message — open on the tool and the node it is
+    /// about, with the explanation in the detail pane (as `!` does).
+    #[arg(long, value_name = "ERROR_TEXT")]
+    pub why: Option<String>,
     /// Inspector: open NEW with what changed since OLD marked in both trees (OLD: a file, `-`
     /// or REV:PATH from git; NEW: a file, followed as it is saved). `D` lists the changes.
     #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "files")]
@@ -77,6 +84,15 @@ pub enum Command {
     /// A live MCP server: `mcp list` prints or saves its tool list; `mcp` alone opens the
     /// inspector on it (`-- COMMAND [ARGS…]` starts it, `--url URL` connects to it).
     Mcp(mcp::McpArgs),
+    /// Explain a provider's rejection: the tool, the node, the lint rule and the fix.
+    #[command(after_help = why::WHY_HELP)]
+    Why(why::WhyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = shell::COMPLETIONS_HELP)]
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff), or write one page per command with --dir.
+    #[command(after_help = shell::MAN_HELP)]
+    Man(shell::ManArgs),
     /// Review a schema change: what OLD → NEW breaks for callers (with a witness payload for
     /// each breaking change), changes for the model, and for providers.
     #[command(after_help = diff::DIFF_HELP)]
@@ -246,6 +262,7 @@ fn inspect(cli: Cli) -> Result<u8, Failure> {
         projection: cli.projection.options(),
         mouse: !cli.no_mouse,
         watch,
+        why: cli.why.clone(),
         ..crate::tui::TuiOptions::default()
     };
     let mut files = cli.files;
@@ -290,6 +307,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Lint(args)) => lint::run(&args),
         Some(Command::Mcp(args)) => mcp::run(args),
+        Some(Command::Why(args)) => why::run(&args),
+        Some(Command::Completions(args)) => shell::completions(&args),
+        Some(Command::Man(args)) => shell::man(&args),
         Some(Command::Diff(args)) => diff::run(&args),
         None if cli.files.is_empty() && cli.diff.is_none() => {
             let _ = <Cli as clap::CommandFactory>::command().print_help();

@@ -289,6 +289,8 @@ pub struct Input {
 pub enum InputPurpose {
     Filter,
     Search(Side),
+    /// A provider's error, pasted (`!`); Enter explains it.
+    Why,
 }
 
 /// A confirmed search, kept for `n`/`N`.
@@ -341,6 +343,8 @@ pub struct App {
     pub live: Live,
     /// The live MCP server, when the inspector runs on one (`schemalens mcp`).
     pub server: Option<super::server::ServerView>,
+    /// The last pasted provider error and where it led.
+    pub why: Option<super::why::WhyView>,
     /// Changes since the baseline are marked in the trees: with `--diff`, or once `D` was
     /// pressed.
     pub show_changes: bool,
@@ -422,6 +426,7 @@ impl App {
             cache: RefCell::new(ProjectionCache::new()),
             live: Live::default(),
             server: None,
+            why: None,
             show_changes: false,
         };
         app.show_cursor_entry();
@@ -873,7 +878,7 @@ impl App {
     }
 
     /// Lints the shown tool for the current profile, in its three forms.
-    fn relint(&mut self) {
+    pub(super) fn relint(&mut self) {
         let Some(view) = &self.view else { return };
         if view.profile == self.profile {
             return;
@@ -1123,7 +1128,7 @@ impl App {
         self.show_cursor_entry();
     }
 
-    fn apply_filter(&mut self) {
+    pub(super) fn apply_filter(&mut self) {
         let needle = self.filter.to_lowercase();
         let current = self.current_entry();
         self.visible = (0..self.entries.len())
@@ -1157,7 +1162,7 @@ impl App {
         self.link_from(side);
     }
 
-    fn set_mode(&mut self, mode: Mode) {
+    pub(super) fn set_mode(&mut self, mode: Mode) {
         self.options.mode = mode;
         let Some(view) = self.view.take() else { return };
         let side = self.active_side();
@@ -1399,6 +1404,11 @@ impl App {
                     self.message = None;
                 }
             }
+            InputPurpose::Why => {
+                if keep {
+                    self.explain_error(&input.text);
+                }
+            }
         }
     }
 
@@ -1426,6 +1436,8 @@ impl App {
                     self.message = Some(format!("no match for {query:?}"));
                 }
             }
+            // Nothing happens while pasting: Enter explains.
+            InputPurpose::Why => {}
         }
     }
 }
@@ -1538,6 +1550,12 @@ pub fn update(app: &mut App, action: Action) {
     if let Some(input) = &mut app.input {
         match action {
             Action::InputChar(c) => {
+                // Only a pasted error keeps its lines; a search or filter is one line.
+                let c = if c == '\n' && input.purpose != InputPurpose::Why {
+                    ' '
+                } else {
+                    c
+                };
                 input.text.push(c);
                 app.input_changed();
             }
@@ -1557,6 +1575,7 @@ pub fn update(app: &mut App, action: Action) {
                             app.after_select(side);
                         }
                     }
+                    InputPurpose::Why => {}
                 }
             }
             Action::Resize { width, height } => app.size = Rect::new(0, 0, width, height),
@@ -1732,6 +1751,13 @@ pub fn update(app: &mut App, action: Action) {
             });
         }
         Action::OpenTool => app.focus_tree(Side::Original),
+        Action::Why => {
+            app.input = Some(Input {
+                purpose: InputPurpose::Why,
+                text: String::new(),
+                before: None,
+            });
+        }
         Action::EditPayload => app.edit_payload(false),
         Action::NewPayload => app.edit_payload(true),
         Action::GotoRejecting => app.goto_rejecting(),

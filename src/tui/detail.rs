@@ -26,6 +26,7 @@ const MAX_POINTERS: usize = 4;
 pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let mut out = super::server::detail_lines(app);
     out.extend(stale_lines(app));
+    out.extend(super::why::detail_lines(app));
     out.extend(body(app, width));
     out
 }

@@ -32,6 +32,8 @@ pub enum Action {
     ModelView,
     /// In the lint list: go to the selected finding's node.
     Jump,
+    /// Open the prompt for a provider's error message (`why`).
+    Why,
     /// The event loop ran the editor: payload files may have changed.
     PayloadsChanged,
     /// Live server: connect again (a stdio server is restarted).
@@ -256,6 +258,7 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Global, &[k('y')], A::YankNode, "copy the selected node's JSON (OSC 52 clipboard, works over SSH)", Some("copy")),
     b(S::Global, &[k('Y')], A::YankSchema, "copy the tool's whole projected schema", None),
     b(S::Global, &[k('#')], A::YankPointer, "copy the selected node's pointer", None),
+    b(S::Global, &[k('!')], A::Why, "paste a provider's error (or just paste): go to its node, rule and fix", Some("why")),
     b(S::Global, &[k('w')], A::ModelView, "what an Ollama model sees: the keys its Go structs drop, then the rest", None),
     b(S::Global, &[k('r')], A::Reconnect, "live server: reconnect (a stdio server is started again)", None),
     b(S::Global, &[k('?')], A::Help, "show this help", Some("help")),
@@ -325,6 +328,22 @@ pub fn action_for_event(context: Context, event: &Event, mouse: bool) -> Option<
             height: *height,
         }),
         _ => None,
+    }
+}
+
+/// The actions for pasted text (bracketed paste): typed into the open prompt as it is, lines
+/// included; from a pane, the why prompt opened with it — what people paste into this
+/// inspector is a provider's error.
+pub fn actions_for_paste(context: Context, text: &str) -> Vec<Action> {
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let typed = text
+        .chars()
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .map(Action::InputChar);
+    match context {
+        Context::Overlay => Vec::new(),
+        Context::Input => typed.collect(),
+        Context::Pane(_) => std::iter::once(Action::Why).chain(typed).collect(),
     }
 }
 

@@ -138,6 +138,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         );
     }
     render_status(app, frame, areas.status);
+    super::why::render_prompt(app, frame);
     if let Some(overlay) = &app.overlay {
         super::overlay::render(app, overlay, frame);
     }
@@ -540,9 +541,12 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         let prompt = match input.purpose {
             InputPurpose::Filter => "filter tools: ".to_owned(),
             InputPurpose::Search(side) => format!("search {}: /", side.title().to_lowercase()),
+            InputPurpose::Why => "why: paste the provider's error, then Enter".to_owned(),
         };
         spans.push(Span::styled(prompt, theme.key()));
-        spans.push(Span::raw(escape(&input.text).into_owned()));
+        if input.purpose != InputPurpose::Why {
+            spans.push(Span::raw(escape(&input.text).into_owned()));
+        }
         spans.push(Span::styled("▏", theme.key()));
         if let Some(m) = &app.message {
             spans.push(Span::raw(format!("  {}", clip(m, 60))));

@@ -99,7 +99,7 @@ fn key(app: &mut App, code: KeyCode) {
     }
 }
 
-fn detail_text(app: &App, width: u16) -> String {
+pub(super) fn detail_text(app: &App, width: u16) -> String {
     detail::lines(app, width)
         .iter()
         .map(|l| {
@@ -247,7 +247,7 @@ fn tiny_terminal_says_so() {
 
 #[test]
 fn help_overlay_is_generated_from_the_key_table() {
-    let mut app = open("nested-union-pydantic.json", PLAIN, 100, 60);
+    let mut app = open("nested-union-pydantic.json", PLAIN, 100, 62);
     keys(&mut app, "?");
     assert_eq!(app.context(), Context::Overlay);
     let text = screen(&app);
@@ -1406,6 +1406,29 @@ fn export_screenshots() {
     }
     keys(&mut app, "w");
     save("ollama-model-view", &app);
+
+    // Why: a Gemini error body pasted with `!` led to its tool and node; the detail pane
+    // explains. The sample is named relatively, as a user would, since the fix's command
+    // shows the path.
+    let mut app = App::load(
+        &[PathBuf::from("samples/mcp-tools-list.json")],
+        Options::flat(),
+        COLOR,
+        true,
+    );
+    update(
+        &mut app,
+        Action::Resize {
+            width: 160,
+            height: 45,
+        },
+    );
+    app.explain_error(concat!(
+        "{\"error\": {\"code\": 400, \"message\": \"Invalid JSON payload received. Unknown name ",
+        "\\\"const\\\" at 'tools[0].function_declarations[0].parameters.defs[1].value.properties[0].value': ",
+        "Cannot find field.\", \"status\": \"INVALID_ARGUMENT\"}}"
+    ));
+    save("why", &app);
 
     // `schemalens --diff OLD NEW`: the changes screen, then the marks with a breaking change
     // selected.
