@@ -40,3 +40,18 @@ pub fn tailor_tool(
     let projection = project_tool(tool, options)?;
     Ok(projection::tailor(projection, profile))
 }
+
+/// [`tailor_tool`], reusing `projected`, the tool's projection made with `options` (`None`:
+/// there is none): the lint and the inspector have it already. Tested to give what
+/// [`tailor_tool`] gives, for every profile.
+pub fn tailor_reusing(
+    tool: &Tool,
+    options: &Options,
+    profile: Profile,
+    projected: Option<&Projection>,
+) -> Result<Tailored, ProjectionError> {
+    match projected {
+        Some(projection) => Ok(projection::tailor(projection.clone(), profile)),
+        None => tailor_tool(tool, options, profile),
+    }
+}

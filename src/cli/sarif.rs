@@ -41,7 +41,8 @@ pub fn log(file: &std::path::Path, manifest: &Manifest, tools: &[SarifTool<'_>])
 /// One linted tool with what the log needs of it.
 pub struct SarifTool<'a> {
     pub tool: &'a Tool,
-    pub projection: &'a Projection,
+    /// `None` when the tool could not be projected.
+    pub projection: Option<&'a Projection>,
     /// Per profile: the original's findings and the projection's.
     pub profiles: Vec<(Profile, &'a [Finding], &'a [Finding])>,
 }
@@ -202,7 +203,9 @@ fn result(
         }
         location["physicalLocation"] = physical;
     }
-    let remains = remains_in_projection(t.projection, f, projection_findings);
+    let remains = t
+        .projection
+        .map(|p| remains_in_projection(p, f, projection_findings));
     let mut message = f.message.clone();
     if let Some(said) = &f.provider_message {
         message.push_str(&format!(" Provider: {said}"));
@@ -223,7 +226,7 @@ fn result(
             "providerMessage": f.provider_message,
             "confirmed": f.confirmed,
             "remainsInProjection": remains,
-            "projectionMode": t.projection.mode,
+            "projectionMode": t.projection.map(|p| p.mode),
         },
     })
 }

@@ -8,7 +8,8 @@ use ratatui::layout::{Position, Rect};
 use ratatui::widgets::ListState;
 use tui_tree_widget::{TreeItem, TreeState};
 
-use schemalens::lint::{self, Finding, Profile, Subject};
+use schemalens::lint::report::{self, Form, ProfileLint, ToolForms};
+use schemalens::lint::{self, Group, Profile};
 use schemalens::manifest::{self, Manifest, ManifestFormat, Tool};
 use schemalens::watch::ProjectionCache;
 use schemalens::{Mode, OpenBranches, Options, Projection};
@@ -111,8 +112,8 @@ pub struct TreePane {
 }
 
 impl TreePane {
-    fn new(tree: SchemaTree, theme: Theme, findings: Vec<Finding>) -> TreePane {
-        let lint = PaneLint::new(&tree, findings);
+    fn new(tree: SchemaTree, theme: Theme, groups: Vec<Group>) -> TreePane {
+        let lint = PaneLint::new(&tree, groups);
         let items = tree.items_with(theme, |id| lint.worst(id));
         TreePane {
             tree,
@@ -128,8 +129,8 @@ impl TreePane {
 
     /// Replaces the findings and rebuilds the rows that show them; folds and selection are
     /// kept, since node ids do not change.
-    fn set_lint(&mut self, findings: Vec<Finding>, theme: Theme) {
-        self.lint = PaneLint::new(&self.tree, findings);
+    fn set_lint(&mut self, groups: Vec<Group>, theme: Theme) {
+        self.lint = PaneLint::new(&self.tree, groups);
         self.items = self.tree.items_with(theme, |id| self.lint.worst(id));
     }
 
@@ -244,6 +245,9 @@ pub struct ToolView {
     pub payload_error: Option<String>,
     /// The profile the panes' findings are for.
     pub profile: Option<Profile>,
+    /// That profile's verdicts and findings on the original, the projection and the tailored
+    /// schema (what `project --provider` sends).
+    pub report: Option<ProfileLint>,
     /// What changed in this tool since its source's baseline; `None` when nothing did.
     pub diff: Option<schemalens::diff::ToolDiff>,
 }
@@ -692,15 +696,12 @@ impl App {
             ),
             _ => (Vec::new(), None),
         };
-        let original_findings = self.findings(entry, &tool.schema);
-        let projected_findings = projection
-            .as_ref()
-            .map(|p| self.findings(entry, &p.schema))
-            .unwrap_or_default();
+        let report = self.lint_report(entry, projection.as_deref().ok_or(error.as_deref()));
+        let (original_groups, projected_groups) = pane_groups(report.as_ref());
         let diff = self.diff_since_baseline(entry);
         let mut panes = [
-            TreePane::new(original, self.theme, original_findings),
-            TreePane::new(projected, self.theme, projected_findings),
+            TreePane::new(original, self.theme, original_groups),
+            TreePane::new(projected, self.theme, projected_groups),
         ];
         if let Some(d) = &diff {
             for (pane, side) in panes.iter_mut().zip([Side::Original, Side::Projection]) {
@@ -715,6 +716,7 @@ impl App {
             payloads,
             payload_error,
             profile: self.profile,
+            report,
             diff,
         };
         let reused = keep.as_ref().is_some_and(|k| k.states.is_some());
@@ -826,24 +828,29 @@ impl App {
         }
     }
 
-    /// The chosen provider's findings on `schema`, a parameter schema of tool `entry`; the tool
-    /// is linted on its own, so rules about the whole tool list see this tool alone.
-    fn findings(&self, entry: usize, schema: &serde_json::Value) -> Vec<Finding> {
+    /// The chosen provider's verdicts on tool `entry` in its three forms (`projection`: the
+    /// shown projection, or why there is none); the tool is linted on its own, so rules about
+    /// the whole tool list see this tool alone.
+    fn lint_report(
+        &self,
+        entry: usize,
+        projection: Result<&Projection, Option<&str>>,
+    ) -> Option<ProfileLint> {
         let (Some(profile), Some((source, tool))) = (self.profile, self.tool(entry)) else {
-            return Vec::new();
+            return None;
         };
         // A bare schema has no tool name of its own (the title stands in for one).
         let named = source
             .manifest
             .as_ref()
             .is_ok_and(|m| m.format != ManifestFormat::BareSchema);
-        let subject = Subject {
+        let forms = ToolForms {
             name: named.then_some(tool.name.as_str()),
-            schema,
+            tool,
+            options: &self.options,
+            projection: projection.map_err(|e| e.unwrap_or("the projection failed")),
         };
-        lint::lint_tools(profile, &[subject])
-            .pop()
-            .unwrap_or_default()
+        report::lint_forms(profile, &[forms]).pop()
     }
 
     /// Next profile: none, then each in [`Profile::ALL`] order, then none again.
@@ -860,40 +867,33 @@ impl App {
         self.relint();
         self.message = Some(match (self.profile, &self.view) {
             (None, _) => "provider lint off".to_owned(),
-            (Some(p), Some(view)) => format!(
-                "{}: original {} · projection {} · L lists them",
-                p.name(),
-                super::lint::summary(&view.panes[0].lint.findings),
-                match view.projection {
-                    Some(_) => super::lint::summary(&view.panes[1].lint.findings),
-                    None => "failed".to_owned(),
-                }
-            ),
+            (Some(p), Some(view)) => match &view.report {
+                Some(report) => format!(
+                    "{}: {} · L lists why",
+                    p.name(),
+                    super::lint::verdicts(report)
+                ),
+                None => format!("{}: {}", p.name(), p.label()),
+            },
             (Some(p), None) => format!("{}: {}", p.name(), p.label()),
         });
     }
 
-    /// Lints the shown tool for the current profile, both sides.
+    /// Lints the shown tool for the current profile, in its three forms.
     pub(super) fn relint(&mut self) {
         let Some(view) = &self.view else { return };
         if view.profile == self.profile {
             return;
         }
-        let entry = view.entry;
-        let original = match self.tool(entry) {
-            Some((_, tool)) => self.findings(entry, &tool.schema),
-            None => Vec::new(),
-        };
-        let projected = view
-            .projection
-            .as_ref()
-            .map(|p| self.findings(entry, &p.schema))
-            .unwrap_or_default();
+        let projection = view.projection.as_deref().ok_or(view.error.as_deref());
+        let report = self.lint_report(view.entry, projection);
+        let (original, projected) = pane_groups(report.as_ref());
         let (theme, profile) = (self.theme, self.profile);
         if let Some(view) = &mut self.view {
             view.panes[0].set_lint(original, theme);
             view.panes[1].set_lint(projected, theme);
             view.profile = profile;
+            view.report = report;
         }
     }
 
@@ -980,25 +980,35 @@ impl App {
         let side = self.active_side();
         let pane = view.pane(side);
         let on_node = pane.selected().and_then(|id| pane.lint.first_on(id));
-        let selected = match (side, on_node) {
-            (Side::Original, Some(i)) => i,
-            (Side::Projection, Some(i)) => view.panes[0].lint.findings.len() + i,
-            (_, None) => 0,
+        let form = match side {
+            Side::Original => Form::Original,
+            Side::Projection => Form::Projection,
         };
+        let selected = on_node.map_or(0, |i| super::lint::index_of(view, form, i));
         let height = super::lint::list_height(self.size);
         let offset = super::lint::keep_visible(view, selected, 0, height);
         self.overlay = Some(Overlay::Lint { selected, offset });
     }
 
-    /// Leaves the lint list for the node finding `n` is attached to.
+    /// Leaves the lint list for the node finding `n` is attached to. A finding on the tailored
+    /// schema (which no tree shows) goes to the projection's node at the same place, else to
+    /// the original node it comes from.
     fn jump_to_finding(&mut self, n: usize) {
-        let Some((side, pointer)) = self
-            .view
-            .as_ref()
-            .and_then(|v| super::lint::finding(v, n))
-            .map(|(side, _, f)| (side, f.pointer.clone()))
-        else {
+        let Some(view) = &self.view else { return };
+        let Some((form, _, g)) = super::lint::finding(view, n) else {
             return;
+        };
+        let at = g.finding.pointer.clone();
+        let (side, pointer) = match form {
+            Form::Original => (Side::Original, at),
+            Form::Projection => (Side::Projection, at),
+            Form::Tailored if view.pane(Side::Projection).tree.find(&at).is_some() => {
+                (Side::Projection, at)
+            }
+            Form::Tailored => match g.origins.first() {
+                Some(origin) => (Side::Original, origin.clone()),
+                None => (Side::Projection, at),
+            },
         };
         self.overlay = None;
         if !self.select_pointer(side, &pointer) {
@@ -1826,4 +1836,14 @@ pub fn update(app: &mut App, action: Action) {
         | Action::InputConfirm
         | Action::InputCancel => {}
     }
+}
+
+/// The groups each tree shows: the original's and the projection's.
+fn pane_groups(report: Option<&ProfileLint>) -> (Vec<Group>, Vec<Group>) {
+    report.map_or_else(Default::default, |r| {
+        (
+            r.form(Form::Original).groups.clone(),
+            r.form(Form::Projection).groups.clone(),
+        )
+    })
 }

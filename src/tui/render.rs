@@ -490,7 +490,7 @@ pub fn legend_line(app: &App) -> Line<'static> {
         let mut present: Vec<Severity> = view
             .panes
             .iter()
-            .flat_map(|p| p.lint.findings.iter().map(|f| f.severity))
+            .flat_map(|p| p.lint.groups.iter().map(|g| g.finding.severity))
             .collect();
         present.sort_unstable();
         present.dedup();

@@ -1128,8 +1128,25 @@ fn p_cycles_from_none_through_every_profile_back_to_none() {
     keys(&mut app, "p");
     assert_eq!(app.profile, None);
     let view = app.view.as_ref().unwrap();
-    assert!(view.panes.iter().all(|p| p.lint.findings.is_empty()));
+    assert!(view.panes.iter().all(|p| p.lint.groups.is_empty()));
+    assert!(view.report.is_none());
     assert!(!screen(&app).contains("│ lint "));
+}
+
+/// Every copy a group stands for, as the ungrouped lint lists them: (pointer, rule).
+fn copies(groups: &[schemalens::lint::Group]) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &str)> = groups
+        .iter()
+        .flat_map(|g| g.pointers.iter().map(move |p| (p.clone(), g.finding.rule)))
+        .collect();
+    out.sort();
+    out
+}
+
+fn ungrouped(findings: Vec<schemalens::lint::Finding>) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &str)> = findings.into_iter().map(|f| (f.pointer, f.rule)).collect();
+    out.sort();
+    out
 }
 
 #[test]
@@ -1138,31 +1155,48 @@ fn findings_are_the_engines_and_follow_tool_and_mode() {
     let check = |app: &App| {
         let view = app.view.as_ref().unwrap();
         let (_, tool) = app.tool(view.entry).unwrap();
-        let projection = &view.projection.as_ref().unwrap().schema;
+        let projection = view.projection.as_ref().unwrap();
         // A bare schema: no tool name, as `schemalens lint` does it.
         assert_eq!(
-            view.panes[0].lint.findings,
-            schemalens::lint::lint_schema(Profile::OpenAiStrict, &tool.schema)
+            copies(&view.panes[0].lint.groups),
+            ungrouped(schemalens::lint::lint_schema(
+                Profile::OpenAiStrict,
+                &tool.schema
+            ))
         );
         assert_eq!(
-            view.panes[1].lint.findings,
-            schemalens::lint::lint_schema(Profile::OpenAiStrict, projection)
+            copies(&view.panes[1].lint.groups),
+            ungrouped(schemalens::lint::lint_schema(
+                Profile::OpenAiStrict,
+                &projection.schema
+            ))
+        );
+        // The tailored verdict is the one `project --provider` earns.
+        let tailored =
+            schemalens::projection::tailor((**projection).clone(), Profile::OpenAiStrict);
+        let report = view.report.as_ref().expect("a report for the profile");
+        assert_eq!(
+            copies(&report.form(schemalens::lint::report::Form::Tailored).groups),
+            ungrouped(schemalens::lint::lint_schema(
+                Profile::OpenAiStrict,
+                &tailored.projection.schema
+            ))
         );
     };
     check(&app);
-    let flat = app.view.as_ref().unwrap().panes[1].lint.findings.clone();
+    let flat = app.view.as_ref().unwrap().panes[1].lint.groups.clone();
     keys(&mut app, "m");
     assert_eq!(app.options.mode, Mode::Inline);
     check(&app);
     assert_ne!(
-        app.view.as_ref().unwrap().panes[1].lint.findings,
+        app.view.as_ref().unwrap().panes[1].lint.groups,
         flat,
         "projected again, linted again"
     );
     // The same findings survive frames untouched: rendering never lints.
-    let before = app.view.as_ref().unwrap().panes[1].lint.findings.clone();
+    let before = app.view.as_ref().unwrap().panes[1].lint.groups.clone();
     let _ = screen(&app);
-    assert_eq!(app.view.as_ref().unwrap().panes[1].lint.findings, before);
+    assert_eq!(app.view.as_ref().unwrap().panes[1].lint.groups, before);
 }
 
 #[test]
@@ -1206,11 +1240,29 @@ fn lint_list_lists_both_sides_and_enter_goes_to_the_node() {
     assert_eq!(app.context(), Context::Overlay);
     let text = screen(&app);
     snap("lint_list", &text);
+    // The answer first: the three verdicts.
     assert!(
-        text.contains("Original · UserOp — 2 errors, 2 warnings"),
+        text.contains(
+            "UserOp · openai-strict: original rejected · projection rejected · tailored accepted (adapter)"
+        ),
         "{text}"
     );
-    assert!(text.contains("Projection (flat) — 3 errors"), "{text}");
+    assert!(
+        text.contains("Original — rejected — 2 errors, 2 warnings"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Projection (flat) — rejected — 3 errors"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Tailored for openai-strict — accepted — no findings"),
+        "{text}"
+    );
+    assert!(
+        text.contains("payload adapter: null-for-absent at #/properties/op"),
+        "{text}"
+    );
     // The fifth finding is the projection's first: `required` on the flattened object.
     keys(&mut app, "jjjj");
     let text = screen(&app);
