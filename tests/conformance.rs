@@ -228,7 +228,7 @@ fn run_file(path: &Path, rel: &str, draft: Draft, tally: &mut Tally) {
                 tally.find(finding("", w))
             });
             if options.mode == schemalens::Mode::Inline
-                && matches!(options.recursion, Recursion::Unroll(_))
+                && !matches!(options.recursion, Recursion::Keep)
             {
                 for keyword in ["$ref", "oneOf", "discriminator"] {
                     let sites = keyword_sites(&projection.schema, keyword);

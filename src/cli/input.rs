@@ -2,7 +2,7 @@
 
 use schemalens::lint::Profile;
 use schemalens::manifest::{self, Manifest, Tool};
-use schemalens::projection::Tailored;
+use schemalens::projection::{Adapter, Detail, Tailored};
 use schemalens::{Options, Projection, project_tool};
 
 use super::{Failure, InputArgs};
@@ -43,7 +43,7 @@ pub fn selected(manifest: &Manifest, args: &InputArgs) -> Result<Vec<usize>, Fai
 }
 
 pub fn project(manifest: &Manifest, tool: &Tool, options: &Options) -> Result<Projection, Failure> {
-    project_tool(tool, options).map_err(|e| {
+    let projection = project_tool(tool, options).map_err(|e| {
         let at = tool
             .schema_pointer
             .as_deref()
@@ -55,7 +55,19 @@ pub fn project(manifest: &Manifest, tool: &Tool, options: &Options) -> Result<Pr
             tool.name,
             if at.is_empty() { "/".to_owned() } else { at }
         ))
-    })
+    })?;
+    warn_about_lowered_depth(tool, &projection);
+    Ok(projection)
+}
+
+/// Every command's verdicts depend on the depth recursion was unrolled to, so a depth
+/// lowered to fit the unrolling budget is said whatever the command.
+fn warn_about_lowered_depth(tool: &Tool, projection: &Projection) {
+    for entry in &projection.trace {
+        if let Detail::RecursionLowered { .. } = entry.detail {
+            eprintln!("warning: tool {:?}: {}", tool.name, entry.message());
+        }
+    }
 }
 
 /// Tailors one tool's projection for `profile`, telling stderr what stays unresolved and whether

@@ -125,7 +125,7 @@ fn warn_about_losses(tool: &str, trace: &[TraceEntry]) {
             Detail::RecursionCut {
                 reference, depth, ..
             } => {
-                format!("recursive `$ref` {reference} unrolled {depth} level(s), then cut to {{}}")
+                format!("recursive `$ref` {reference} cut to {{}} at recursion depth {depth}")
             }
             _ => continue,
         };

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::nodes::{self, NESTING, Node};
+use super::nodes::{self, Node};
 use super::ollama::{self, OllamaView};
 use super::rule::{Check, Counted, Limit, NamePattern, RootTypeCase, Where};
 use super::text::{self, py_set, short_json};
@@ -115,11 +115,13 @@ impl<'a> SchemaCx<'a> {
     }
 }
 
-fn type_names(schema: &Value) -> Vec<&str> {
+/// `type` names `name` (alone or in a list). Called for every node by several rules, so it
+/// allocates nothing.
+fn has_type(schema: &Value, name: &str) -> bool {
     match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
     }
 }
 
@@ -128,12 +130,11 @@ fn is_object(schema: &Value) -> bool {
     let Some(map) = schema.as_object() else {
         return false;
     };
-    let types = type_names(schema);
-    types.contains(&"object") || (!map.contains_key("type") && map.contains_key("properties"))
+    has_type(schema, "object") || (!map.contains_key("type") && map.contains_key("properties"))
 }
 
 fn is_array(schema: &Value) -> bool {
-    type_names(schema).contains(&"array")
+    has_type(schema, "array")
 }
 
 /// Whether a schema names what kind of value it holds (OpenAI strict wants typed `items`);
@@ -257,10 +258,17 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
         }
         Check::Values { keyword, allowed } => {
             for (node, map) in objects(cx) {
-                if let Some(Value::String(v)) = map.get(keyword)
-                    && !allowed.contains(&v.as_str())
-                {
-                    hits.push(Hit::at(&node.pointer, v.as_str()).keyword(keyword));
+                // A list (`type: [...]`) is judged value by value.
+                let values: &[Value] = match map.get(keyword) {
+                    Some(Value::Array(list)) => list,
+                    Some(v) => std::slice::from_ref(v),
+                    None => continue,
+                };
+                for v in values {
+                    if !v.as_str().is_some_and(|v| allowed.contains(&v)) {
+                        let shown = v.as_str().map_or_else(|| short_json(v), str::to_owned);
+                        hits.push(Hit::at(&node.pointer, shown).keyword(keyword));
+                    }
                 }
             }
         }
@@ -405,6 +413,15 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
                 }
             }
         }
+        Check::TupleItems => {
+            for (node, map) in objects(cx) {
+                if let Some(Value::Array(positions)) = map.get("items") {
+                    let n = positions.len();
+                    let detail = format!("{n} schema{}", if n == 1 { "" } else { "s" });
+                    hits.push(Hit::at(&node.pointer, detail).keyword("items"));
+                }
+            }
+        }
         Check::ArrayItemsTyped => {
             for (node, map) in objects(cx).filter(|(n, _)| is_array(n.schema)) {
                 if let Some(items) = map.get("items")
@@ -415,10 +432,18 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
             }
         }
         Check::NodeType { stand_ins } => {
+            // `additionalProperties: false` and its kin close a container; they do not
+            // describe a value, so they need no type.
+            const CLOSERS: &[&str] = &[
+                "additionalProperties",
+                "unevaluatedProperties",
+                "additionalItems",
+                "unevaluatedItems",
+            ];
             for node in &cx.nodes {
                 let untyped = match node.schema {
                     Value::Object(m) => !stand_ins.iter().any(|k| m.contains_key(*k)),
-                    Value::Bool(b) => *b,
+                    Value::Bool(_) => !node.via.is_some_and(|k| CLOSERS.contains(&k)),
                     _ => false,
                 };
                 if untyped {
@@ -482,17 +507,41 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
     hits
 }
 
+/// One local `$ref` of the schema.
+struct RefSite {
+    /// The node holding the `$ref`.
+    site: usize,
+    /// The target as a JSON pointer (percent-decoded fragment).
+    target: String,
+    /// The `$ref` leads back into a schema it sits in.
+    recursive: bool,
+}
+
 /// `$ref`s that lead back into a schema they sit in.
+fn recursive_refs(cx: &SchemaCx<'_>) -> Vec<Hit> {
+    ref_sites(cx)
+        .into_iter()
+        .filter(|r| r.recursive)
+        .map(|r| {
+            let shown = format!("#{}", r.target);
+            Hit::at(&cx.nodes[r.site].pointer, shown.as_str())
+                .keyword("$ref")
+                .item(shown)
+        })
+        .collect()
+}
+
+/// Every local `$ref`, and whether it is recursive.
 ///
 /// Targets form a graph: `u → t` when a `$ref` to `t` sits inside `u`. A `$ref` at `s` to `t`
 /// closes a cycle exactly when some target containing `s` lies in the same strongly connected
 /// component as `t` (that target has an edge to `t`, so reaching it from `t` is a cycle). One
 /// pass over the refs and one SCC computation keep this linear in practice, however many
 /// definitions a large document has.
-fn recursive_refs(cx: &SchemaCx<'_>) -> Vec<Hit> {
+fn ref_sites(cx: &SchemaCx<'_>) -> Vec<RefSite> {
     let mut ids: HashMap<String, usize> = HashMap::new();
-    let mut refs: Vec<(&str, usize)> = Vec::new();
-    for node in &cx.nodes {
+    let mut refs: Vec<(usize, usize)> = Vec::new();
+    for (i, node) in cx.nodes.iter().enumerate() {
         let Some(fragment) = node
             .schema
             .get("$ref")
@@ -503,7 +552,7 @@ fn recursive_refs(cx: &SchemaCx<'_>) -> Vec<Hit> {
         };
         let next = ids.len();
         let id = *ids.entry(percent_decode(fragment)).or_insert(next);
-        refs.push((node.pointer.as_str(), id));
+        refs.push((i, id));
     }
     // Targets containing a site: the site itself and each enclosing pointer.
     let containing = |site: &str| -> Vec<usize> {
@@ -519,76 +568,91 @@ fn recursive_refs(cx: &SchemaCx<'_>) -> Vec<Hit> {
     };
     let mut edges = vec![Vec::new(); ids.len()];
     for (site, target) in &refs {
-        for u in containing(site) {
+        for u in containing(&cx.nodes[*site].pointer) {
             edges[u].push(*target);
         }
     }
-    let component = strongly_connected(&edges);
+    let component = crate::schema::graph::strongly_connected(&edges);
     let names: HashMap<usize, &str> = ids.iter().map(|(k, v)| (*v, k.as_str())).collect();
     refs.iter()
-        .filter(|(site, target)| {
-            containing(site)
+        .map(|&(site, target)| RefSite {
+            site,
+            target: names[&target].to_owned(),
+            recursive: containing(&cx.nodes[site].pointer)
                 .into_iter()
-                .any(|u| component[u] == component[*target])
-        })
-        .map(|(site, target)| {
-            let shown = format!("#{}", names[target]);
-            Hit::at(site, shown.as_str()).keyword("$ref").item(shown)
+                .any(|u| component[u] == component[target]),
         })
         .collect()
 }
 
-/// Tarjan's algorithm without recursion: the component number of every vertex.
-fn strongly_connected(edges: &[Vec<usize>]) -> Vec<usize> {
-    const UNSEEN: usize = usize::MAX;
-    let n = edges.len();
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut component = vec![UNSEEN; n];
-    let mut stack = Vec::new();
-    let mut counter = 0;
-    let mut components = 0;
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        // (vertex, next edge to look at)
-        let mut work = vec![(root, 0)];
-        while let Some(&mut (v, ref mut next)) = work.last_mut() {
-            if *next == 0 && index[v] == UNSEEN {
-                index[v] = counter;
-                low[v] = counter;
-                counter += 1;
-                stack.push(v);
-                on_stack[v] = true;
-            }
-            if let Some(&w) = edges[v].get(*next) {
-                *next += 1;
-                if index[w] == UNSEEN {
-                    work.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    component[w] = components;
-                    if w == v {
-                        break;
-                    }
-                }
-                components += 1;
-            }
+/// The deepest place of the schema as the provider reads it: every subschema one level below
+/// its parent, and a `$ref`'s target read at the `$ref`'s own level (except where the `$ref`
+/// is recursive: recursion is allowed, so it cannot count). Returns (levels, the node, reached
+/// through a `$ref`).
+fn deepest(cx: &SchemaCx<'_>) -> (usize, usize, bool) {
+    let n = cx.nodes.len();
+    // Children as one flat list (`first[i]..first[i + 1]`): a projection can have a million
+    // nodes, and a list each would be a million allocations.
+    let mut first = vec![0usize; n + 1];
+    for node in &cx.nodes {
+        if let Some(p) = node.parent {
+            first[p + 1] += 1;
         }
     }
-    component
+    for i in 0..n {
+        first[i + 1] += first[i];
+    }
+    let mut filled = first.clone();
+    let mut kids = vec![0usize; n.saturating_sub(1)];
+    for (i, node) in cx.nodes.iter().enumerate() {
+        if let Some(p) = node.parent {
+            kids[filled[p]] = i;
+            filled[p] += 1;
+        }
+    }
+    let children = |i: usize| &kids[first[i]..first[i + 1]];
+    let mut follows: Vec<Option<usize>> = vec![None; n];
+    for r in ref_sites(cx).into_iter().filter(|r| !r.recursive) {
+        follows[r.site] = cx.index.get(&r.target).copied();
+    }
+    // Heights by an explicit post-order walk: inputs can nest as deep as the parser allows,
+    // and `$ref` chains deeper still. Without recursive refs the graph has no cycle; `open`
+    // guards against one anyway (a `$ref` into its own ancestor that the SCC pass missed).
+    let mut height: Vec<Option<(usize, usize, bool)>> = vec![None; n];
+    let mut open = vec![false; n];
+    let mut stack = vec![(0usize, false)];
+    while let Some((i, expanded)) = stack.pop() {
+        if n == 0 || height[i].is_some() {
+            continue;
+        }
+        if !expanded {
+            open[i] = true;
+            stack.push((i, true));
+            let next = children(i).iter().copied().chain(follows[i]);
+            stack.extend(
+                next.filter(|c| height[*c].is_none() && !open[*c])
+                    .map(|c| (c, false)),
+            );
+            continue;
+        }
+        let mut best = (0, i, false);
+        for &c in children(i) {
+            if let Some((h, at, via)) = height[c]
+                && h + 1 > best.0
+            {
+                best = (h + 1, at, via);
+            }
+        }
+        if let Some(t) = follows[i]
+            && let Some((h, at, _)) = height[t]
+            && h > best.0
+        {
+            best = (h, at, true);
+        }
+        open[i] = false;
+        height[i] = Some(best);
+    }
+    height.first().copied().flatten().unwrap_or((0, 0, false))
 }
 
 /// URI fragments may percent-encode pointer characters (`%24defs`).
@@ -620,9 +684,10 @@ fn limit_hits(limit: Limit, cx: &SchemaCx<'_>) -> Vec<Hit> {
         objects(cx).filter_map(move |(_, m)| m.get(key).and_then(Value::as_object))
     };
     let enums = || objects(cx).filter_map(|(n, m)| Some((n, m.get("enum")?.as_array()?)));
+    // One finding for the whole tool, at the root: no single place is the cause.
     let over = |total: usize, max: usize| {
         (total > max)
-            .then(|| Hit::at("", format!("{total}")))
+            .then(|| Hit::at("", text::thousands(total)))
             .into_iter()
             .collect::<Vec<_>>()
     };
@@ -636,40 +701,57 @@ fn limit_hits(limit: Limit, cx: &SchemaCx<'_>) -> Vec<Hit> {
                 .flat_map(Map::keys)
                 .map(|k| k.chars().count())
                 .sum();
-            let enum_chars: usize = enums()
-                .flat_map(|(_, e)| e.iter())
-                .filter_map(Value::as_str)
-                .map(|s| s.chars().count())
-                .sum();
+            let enum_chars: usize = enums().flat_map(|(_, e)| e.iter()).map(counted_chars).sum();
             let consts: usize = objects(cx)
-                .filter_map(|(_, m)| m.get("const")?.as_str())
-                .map(|s| s.chars().count())
+                .filter_map(|(_, m)| m.get("const"))
+                .map(counted_chars)
                 .sum();
             over(names + enum_chars + consts, max)
         }
-        Limit::Depth(max) => cx
-            .nodes
-            .iter()
-            .filter(|n| n.depth == max + 1 && n.via.is_some_and(|k| NESTING.contains(&k)))
-            .map(|n| Hit::at(&n.pointer, format!("{}", n.depth)))
-            .collect(),
+        Limit::Depth(max) => {
+            let (levels, at, through_ref) = deepest(cx);
+            let through = if through_ref {
+                ", reached through `$ref`"
+            } else {
+                ""
+            };
+            let place = &cx.nodes.get(at).map_or("", |n| n.pointer.as_str());
+            (levels > max)
+                .then(|| {
+                    Hit::at(
+                        "",
+                        format!("{levels} levels of nesting (the deepest at #{place}{through})"),
+                    )
+                })
+                .into_iter()
+                .collect()
+        }
         Limit::LargeStringEnum { values, chars } => enums()
             .filter(|(_, e)| e.len() > values && e.iter().all(Value::is_string))
             .filter_map(|(n, e)| {
-                let total: usize = e
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(|s| s.chars().count())
-                    .sum();
+                let total: usize = e.iter().map(counted_chars).sum();
                 (total > chars).then(|| {
                     Hit::at(
                         &n.pointer,
-                        format!("{} values, {total} characters", e.len()),
+                        format!(
+                            "{} values holding {} characters",
+                            text::thousands(e.len()),
+                            text::thousands(total)
+                        ),
                     )
                     .keyword("enum")
                 })
             })
             .collect(),
+    }
+}
+
+/// Characters a value adds to OpenAI's string budget: a string's own, anything else's JSON
+/// text (OpenAI does not say how it counts those; its Java SDK counts their text too).
+fn counted_chars(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.chars().count(),
+        other => other.to_string().chars().count(),
     }
 }
 
@@ -778,15 +860,6 @@ mod tests {
             Some("starts with '1' (a letter or _ must come first)")
         );
         assert_eq!(name_problem("a.b", &p).as_deref(), Some("contains '.'"));
-    }
-
-    #[test]
-    fn components_group_cycles_only() {
-        // 0 → 1 → 2 → 0, 2 → 3, 4 → 4
-        let c = strongly_connected(&[vec![1], vec![2], vec![0, 3], vec![], vec![4]]);
-        assert!(c[0] == c[1] && c[1] == c[2]);
-        assert_ne!(c[2], c[3]);
-        assert_ne!(c[3], c[4]);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::schema::{Position, children};
+use crate::schema::children;
 
 /// One schema position.
 #[derive(Debug, Clone)]
@@ -14,52 +14,33 @@ pub(crate) struct Node<'a> {
     pub schema: &'a Value,
     /// The keyword holding this node in its parent; `None` for the root.
     pub via: Option<&'static str>,
-    /// Levels of data nesting from the root (or from the definition this node sits in): a
-    /// property value or an array element is one level deeper, a union branch is not.
+    /// The index of the node holding this one; `None` for the root.
+    pub parent: Option<usize>,
+    /// Levels of subschema nesting below the root: every subschema is one level below the
+    /// schema holding it (a property, `items`, an `anyOf` alternative, a definition alike).
     pub depth: usize,
-    pub in_definitions: bool,
 }
-
-/// Keywords whose subschemas describe a member of the instance rather than the instance itself.
-pub(crate) const NESTING: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "items",
-    "prefixItems",
-    "additionalItems",
-    "unevaluatedItems",
-    "contains",
-];
 
 /// The schema's nodes, root first, each before its subschemas (an explicit stack: inputs may be
 /// as deep as the JSON parser allows).
 pub(crate) fn collect(root: &Value) -> Vec<Node<'_>> {
-    let mut out = Vec::new();
+    let mut out: Vec<Node<'_>> = Vec::new();
     let mut stack = vec![Node {
         pointer: String::new(),
         schema: root,
         via: None,
+        parent: None,
         depth: 0,
-        in_definitions: false,
     }];
     while let Some(node) = stack.pop() {
+        let index = out.len();
         for child in children(node.schema).iter().rev() {
-            let definitions = child.keyword.position == Position::Definitions;
-            let depth = if definitions {
-                0
-            } else if NESTING.contains(&child.keyword.name) {
-                node.depth + 1
-            } else {
-                node.depth
-            };
             stack.push(Node {
                 pointer: child.pointer_from(&node.pointer),
                 schema: child.schema,
                 via: Some(child.keyword.name),
-                depth,
-                in_definitions: node.in_definitions || definitions,
+                parent: Some(index),
+                depth: node.depth + 1,
             });
         }
         out.push(node);
@@ -83,7 +64,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn depth_counts_members_not_branches() {
+    fn depth_counts_every_subschema_level() {
         let s = json!({
             "type": "object",
             "properties": {
@@ -91,19 +72,19 @@ mod tests {
             },
             "$defs": {"D": {"properties": {"x": {}}}}
         });
-        let got: Vec<(String, usize, bool)> = collect(&s)
+        let got: Vec<(String, usize, Option<usize>)> = collect(&s)
             .into_iter()
-            .map(|n| (n.pointer, n.depth, n.in_definitions))
+            .map(|n| (n.pointer, n.depth, n.parent))
             .collect();
         assert_eq!(
             got,
             vec![
-                (String::new(), 0, false),
-                ("/properties/a".into(), 1, false),
-                ("/properties/a/anyOf/0".into(), 1, false),
-                ("/properties/a/anyOf/0/items".into(), 2, false),
-                ("/$defs/D".into(), 0, true),
-                ("/$defs/D/properties/x".into(), 1, true),
+                (String::new(), 0, None),
+                ("/properties/a".into(), 1, Some(0)),
+                ("/properties/a/anyOf/0".into(), 2, Some(1)),
+                ("/properties/a/anyOf/0/items".into(), 3, Some(2)),
+                ("/$defs/D".into(), 1, Some(0)),
+                ("/$defs/D/properties/x".into(), 2, Some(4)),
             ]
         );
     }

@@ -111,6 +111,10 @@ const OPENAI_STRICT_KEYWORDS: &[&str] = &[
     "$comment",
 ];
 
+const OPENAI_TYPES: &[&str] = &[
+    "string", "number", "integer", "boolean", "object", "array", "null",
+];
+
 const OPENAI_FORMATS: &[&str] = &[
     "date-time",
     "time",
@@ -199,6 +203,7 @@ const PRIMITIVES: &[Kind] = &[Kind::String, Kind::Number, Kind::Boolean, Kind::N
 
 // Sources, written once.
 const SRC_OPENAI_DOC: &str = "OpenAI Structured Outputs, supported schemas (https://developers.openai.com/api/docs/guides/structured-outputs/#supported-schemas)";
+const SRC_OPENAI_DEPTH: &str = "OpenAI Structured Outputs, supported schemas (10 levels of nesting); counting: openai/openai-java openai-java-core/src/main/kotlin/com/openai/core/JsonSchemaValidator.kt, https://github.com/openai/openai-java/issues/732";
 const SRC_OPENAI_NAME: &str =
     "openai/openai-python src/openai/types/shared_params/function_definition.py (function name)";
 const SRC_PYDANTIC_AI_OPENAI: &str =
@@ -349,7 +354,7 @@ static OPENAI_STRICT: &[LintRule] = &[
         "required-all",
         Error,
         Check::AllRequired,
-        "Strict mode needs every property listed in `required`; `{detail}` is optional here (strict schemas express optional as required-and-nullable).",
+        "`{detail}` is optional here; strict mode needs every property listed in `required` (strict schemas express optional as required-and-nullable).",
         Some(
             "Invalid schema for function '{tool}': In context={context}, 'required' is required to be supplied and to be an array including every key in properties. Missing '{detail}'.",
         ),
@@ -366,10 +371,37 @@ static OPENAI_STRICT: &[LintRule] = &[
         "UnitVectorY-Labs/jsonschemaprofiles fixture required_extra_keys.json (wording unconfirmed)",
     ),
     rule(
-        "object-properties",
+        "type-required",
+        Error,
+        // `oneOf`, `allOf` and `not` count as stand-ins only because their own rules above
+        // already report the node: one fix is not asked for twice.
+        Check::NodeType {
+            stand_ins: &["type", "anyOf", "$ref", "enum", "oneOf", "allOf", "not"],
+        },
+        "This schema has none of `type`, `anyOf`, `$ref`, `enum` (here {detail}); strict mode needs one on every subschema. `{}`, a description alone, `const` without `type`, a recursion cut, Pydantic `Any` and Zod `z.unknown()` look like this.",
+        Some(
+            "Invalid schema for function '{tool}': In context={context}, schema must have a 'type' key.",
+        ),
+        true,
+        "https://github.com/can1357/oh-my-pi/issues/211; openai/openai-java JsonSchemaValidator.kt (\"Expected exactly one of 'type' or 'anyOf' or '$ref'\")",
+    ),
+    rule(
+        "type-name",
+        Error,
+        Check::Values {
+            keyword: "type",
+            allowed: OPENAI_TYPES,
+        },
+        "`type: \"{detail}\"` is not one of the types strict mode supports (string, number, integer, boolean, object, array, null).",
+        None,
+        true,
+        SRC_OPENAI_DOC,
+    ),
+    rule(
+        "free-form-object",
         Error,
         Check::ObjectProperties,
-        "An object schema without `properties` (a free-form map) cannot be expressed in strict mode.",
+        "An object schema without `properties` (a free-form map, Pydantic `dict`, Zod `z.record()`) cannot be expressed in strict mode: every key must be declared.",
         Some("In context={context}, object schema missing properties."),
         true,
         "https://github.com/spring-projects/spring-ai/issues/4776",
@@ -417,7 +449,7 @@ static OPENAI_STRICT: &[LintRule] = &[
         "limit-properties",
         Error,
         Check::Limit(Limit::Properties(5000)),
-        "The schema declares {detail} properties; strict mode allows at most 5000 in total.",
+        "{detail} properties in this tool's schema (every `properties` entry, definitions included); the limit is 5,000.",
         None,
         true,
         SRC_OPENAI_DOC,
@@ -426,16 +458,16 @@ static OPENAI_STRICT: &[LintRule] = &[
         "limit-depth",
         Error,
         Check::Limit(Limit::Depth(10)),
-        "This value is nested {detail} levels deep; strict mode allows 10 (counted here without following `$ref`).",
+        "{detail}; the limit is 10. OpenAI documents the limit, not what a level is; counted here as the most levels either known reading gives: every subschema (a property, `items`, an `anyOf` alternative, a definition) one level below its parent, as OpenAI's Java SDK counts, and a `$ref`'s target read where it is used (a recursive `$ref` is not followed: recursion is allowed).",
         None,
-        true,
-        SRC_OPENAI_DOC,
+        false,
+        SRC_OPENAI_DEPTH,
     ),
     rule(
         "limit-enum-values",
         Error,
         Check::Limit(Limit::EnumValues(1000)),
-        "The schema has {detail} enum values in total; strict mode allows 1000.",
+        "{detail} enum values in this tool's schema; the limit is 1,000.",
         None,
         true,
         SRC_OPENAI_DOC,
@@ -444,7 +476,7 @@ static OPENAI_STRICT: &[LintRule] = &[
         "limit-string-length",
         Error,
         Check::Limit(Limit::StringChars(120_000)),
-        "Property names, definition names, enum values and consts add up to {detail} characters; strict mode allows 120,000.",
+        "{detail} characters of property names, definition names, enum and const values in this tool's schema; the limit is 120,000 (a value that is not a string counted as its JSON text).",
         None,
         true,
         SRC_OPENAI_DOC,
@@ -456,7 +488,7 @@ static OPENAI_STRICT: &[LintRule] = &[
             values: 250,
             chars: 15_000,
         }),
-        "A string enum with more than 250 values may hold at most 15,000 characters; this one has {detail}.",
+        "{detail}; a string enum with more than 250 values may hold at most 15,000 characters.",
         None,
         true,
         SRC_OPENAI_DOC,
@@ -576,12 +608,12 @@ static GEMINI: &[LintRule] = &[
         "https://github.com/zendev-sh/goai/pull/39",
     ),
     rule(
-        "enum-values",
+        "enum-non-string",
         Error,
         Check::EnumValues {
             kinds: &[Kind::String],
         },
-        "Enum value {detail} is not a string; Gemini enums hold strings only.",
+        "Enum value {detail} is not a string; Gemini enums hold strings only (integer tags from Pydantic `IntEnum` or `Literal[1, 2]` are refused).",
         Some(
             "Invalid value at 'tools[0].function_declarations[{index}].{proto}.enum[{item}]' (TYPE_STRING), {detail}",
         ),
@@ -607,6 +639,17 @@ static GEMINI: &[LintRule] = &[
         ),
         true,
         "https://github.com/iBUHub/AIStudioToAPI/issues/154",
+    ),
+    rule(
+        "items-tuple",
+        Error,
+        Check::TupleItems,
+        "`items` is a list of {detail} (a draft-07 tuple); Gemini's Schema holds one `items` schema for every element.",
+        Some(
+            "Invalid JSON payload received. Unknown name \"items\" at 'tools[0].function_declarations[{index}].{proto}': Proto field is not repeating, cannot start list.",
+        ),
+        false,
+        "googleapis/python-genai google/genai/types.py (Schema.items is one Schema)@66806718; wording: the proto decoder's, as observed for a list `type` (https://github.com/zed-industries/zed/issues/53919)",
     ),
     rule(
         "array-items",

@@ -92,11 +92,15 @@ pub struct NamePattern {
 pub enum Limit {
     /// Property entries across the schema, definitions included.
     Properties(usize),
-    /// Levels of data nesting below the root (a property value or array element is one level).
+    /// Levels of subschema nesting below the root: every subschema (a property, `items`, an
+    /// `anyOf` alternative, a definition) is one level below the schema holding it (how
+    /// OpenAI's Java SDK counts before sending), and a non-recursive `$ref`'s target is read at
+    /// the `$ref`'s level.
     Depth(usize),
     /// `enum` values across the schema.
     EnumValues(usize),
-    /// Characters of property names, definition names, string enum values and string consts.
+    /// Characters of property names, definition names, enum values and const values (a value
+    /// that is not a string counts as its JSON text).
     StringChars(usize),
     /// One string `enum` with more than `values` entries may hold at most `chars` characters.
     LargeStringEnum { values: usize, chars: usize },
@@ -142,7 +146,8 @@ pub enum Check {
         allowed: &'static [&'static str],
         at: Where,
     },
-    /// A string-valued keyword has a value outside the list (e.g. `format`).
+    /// A keyword whose value (each value, for a list such as `type: [...]`) is not one of these
+    /// strings (e.g. `format`, `type`).
     Values {
         keyword: &'static str,
         allowed: &'static [&'static str],
@@ -175,6 +180,8 @@ pub enum Check {
     },
     /// An array schema (by `type`) without `items`.
     ArrayItems,
+    /// `items` written as a list of schemas (draft-07 tuple form).
+    TupleItems,
     /// An array schema whose `items` says nothing about the elements (`{}`, `true`, an
     /// annotation-only schema, a draft-07 tuple).
     ArrayItemsTyped,

@@ -191,6 +191,19 @@ pub(crate) fn dotted(at: &str) -> String {
     out
 }
 
+/// `5312` → `5,312`: limits are quoted with the provider's own digit grouping.
+pub(crate) fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A JSON value in a message, shortened: enum values and `const`s can be whole documents.
 pub(crate) fn short_json(value: &Value) -> String {
     const MAX: usize = 60;
@@ -231,6 +244,15 @@ mod tests {
             "{'description', 'title'}"
         );
         assert_eq!(py_str("it's"), "\"it's\"");
+    }
+
+    #[test]
+    fn digit_grouping() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(5312), "5,312");
+        assert_eq!(thousands(120_000), "120,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! The walk: one call per original schema node, bottom-up, sharing work for repeated `$ref`
 //! targets and spending a node budget as it emits.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::budget::{Estimate, ProjectionError, default_node_budget};
+use super::budget::{self, Budgets, Plan, ProjectionError};
 use super::out::{NoteKind, Out};
+use super::refgraph::{FastHash, RefGraph, StateKey, TargetId, Unrolling, is_union};
 use super::trace::{Detail, Links, Rule, TraceEntry};
-use super::{Mode, Options, Projection, Recursion, allof, guards, unions};
+use super::{Mode, Options, Projection, allof, guards, unions};
 use crate::pointer;
 use crate::schema::keywords::{self, IDENTIFIERS, Keyword, Position, Slot};
 use crate::schema::resolve::RefIndex;
@@ -21,7 +22,23 @@ const STACK_CHUNK: usize = 4 * 1024 * 1024;
 
 struct Frame {
     reference: String,
-    target: String,
+    target: TargetId,
+    /// This expansion re-entered a target already open on the path.
+    reentry: bool,
+}
+
+/// Schema nodes of one projection: emitted by the walk, and estimated before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counted {
+    pub(crate) emitted: u64,
+    pub(crate) estimated: u64,
+}
+
+/// A union alternative the walk cuts, which cuts its union.
+struct Cut {
+    at: String,
+    reference: String,
+    target: TargetId,
 }
 
 struct Memo {
@@ -34,68 +51,82 @@ pub(crate) struct Engine<'a> {
     root: &'a Value,
     pub(crate) opts: &'a Options,
     pub(crate) draft: Draft,
-    index: RefIndex,
+    graph: RefGraph,
     stack: Vec<Frame>,
+    /// Frames of `stack` that re-entered an open target: the path's recursion depth.
+    reentries: usize,
+    unrolling: Unrolling,
     emitted: usize,
-    budget: usize,
+    budgets: Budgets,
     deepest: usize,
-    memo: HashMap<String, Memo>,
-    /// Lowest stack index a cycle check looked at while expanding the current target; a result
-    /// that looked below its own frame depends on the path and must not be shared.
-    lowest_cycle_hit: usize,
-    kept: Vec<(String, String)>,
+    memo: HashMap<StateKey, Memo, FastHash>,
+    kept: Vec<(TargetId, String)>,
+    kept_index: HashMap<TargetId, usize>,
+    kept_names: HashSet<String>,
 }
 
 impl<'a> Engine<'a> {
     pub(crate) fn new(root: &'a Value, opts: &'a Options) -> Engine<'a> {
         let draft = opts.draft.unwrap_or_else(|| Draft::detect(root));
+        let index = RefIndex::build(root, draft);
+        let input_nodes = count_nodes(root);
         Engine {
             root,
             opts,
             draft,
-            index: RefIndex::build(root, draft),
+            graph: RefGraph::build(root, draft, &index),
             stack: Vec::new(),
+            reentries: 0,
+            unrolling: Unrolling::Depth(0),
             emitted: 0,
-            budget: opts
-                .node_budget
-                .unwrap_or_else(|| default_node_budget(count_nodes(root))),
+            budgets: Budgets {
+                nodes: opts
+                    .node_budget
+                    .unwrap_or_else(|| budget::default_node_budget(input_nodes)),
+                unrolling: opts
+                    .unroll_budget
+                    .unwrap_or_else(|| budget::default_unroll_budget(input_nodes)),
+                input: input_nodes,
+            },
             deepest: 0,
-            memo: HashMap::new(),
-            lowest_cycle_hit: usize::MAX,
+            memo: HashMap::default(),
             kept: Vec::new(),
+            kept_index: HashMap::new(),
+            kept_names: HashSet::new(),
         }
     }
 
-    pub(crate) fn run(mut self) -> Result<Projection, ProjectionError> {
-        self.refuse_bombs()?;
+    pub(crate) fn run(self) -> Result<Projection, ProjectionError> {
+        self.run_counted().map(|(projection, _)| projection)
+    }
+
+    /// The projection, and the nodes the walk emitted and the estimate promised, which
+    /// are equal (checked in debug builds and by the budget tests).
+    pub(crate) fn run_counted(mut self) -> Result<(Projection, Counted), ProjectionError> {
+        let plan = budget::plan(&self.graph, self.opts.recursion, self.budgets)?;
+        self.unrolling = plan.unrolling;
+        self.open_root();
         let mut out = self.node(self.root, "", 0)?;
         self.emit_kept_definitions(&mut out)?;
+        let counted = Counted {
+            emitted: self.emitted as u64,
+            estimated: plan.nodes,
+        };
+        debug_assert_eq!(
+            counted.emitted, counted.estimated,
+            "the size estimate must agree with the walk"
+        );
+        note_lowered_depth(&plan, &mut out);
         keep_root_dialect(self.root, &mut out.value);
         let (trace, links) = finish(&out);
-        Ok(Projection {
+        let projection = Projection {
             schema: out.value,
             mode: self.opts.mode,
             draft: self.draft,
             trace,
             links,
-        })
-    }
-
-    /// Fails fast when inlining would clearly exceed the budget, before building anything.
-    fn refuse_bombs(&self) -> Result<(), ProjectionError> {
-        let unroll = match self.opts.recursion {
-            Recursion::Unroll(levels) => Some(levels),
-            Recursion::Keep => None,
         };
-        let mut estimate = Estimate::new(self.root, &self.index, unroll, self.budget);
-        if estimate.size(self.root, "", 0) <= self.budget as u64 {
-            return Ok(());
-        }
-        Err(ProjectionError::Budget {
-            limit: self.budget,
-            at: String::new(),
-            chain: estimate.heaviest_chain(),
-        })
+        Ok((projection, counted))
     }
 
     pub(crate) fn flat(&self) -> bool {
@@ -141,9 +172,9 @@ impl<'a> Engine<'a> {
 
     fn spend(&mut self, nodes: usize, orig: &str) -> Result<(), ProjectionError> {
         self.emitted += nodes;
-        if self.emitted > self.budget {
+        if self.emitted > self.budgets.nodes {
             return Err(ProjectionError::Budget {
-                limit: self.budget,
+                limit: self.budgets.nodes,
                 at: orig.to_owned(),
                 chain: self.chain(),
             });
@@ -152,7 +183,23 @@ impl<'a> Engine<'a> {
     }
 
     fn chain(&self) -> Vec<String> {
-        self.stack.iter().map(|f| f.reference.clone()).collect()
+        self.stack
+            .iter()
+            .filter(|f| !f.reference.is_empty())
+            .map(|f| f.reference.clone())
+            .collect()
+    }
+
+    /// The walk starts inside the root: a `$ref` back to it re-enters it. Its frame has no
+    /// reference (none led there).
+    fn open_root(&mut self) {
+        if let Some(target) = self.graph.root_target() {
+            self.stack.push(Frame {
+                reference: String::new(),
+                target,
+                reentry: false,
+            });
+        }
     }
 
     /// A schema object without `$ref`: every keyword projected in the original's key order.
@@ -163,10 +210,12 @@ impl<'a> Engine<'a> {
         depth: usize,
     ) -> Result<Out, ProjectionError> {
         let mut node = guards::NodeBuilder::default();
+        let mut cuts = Vec::new();
         for (key, value) in map {
             match key.as_str() {
-                // The dialect stays where the user wrote it, at the root only.
-                "$schema" if orig.is_empty() => node.push_plain(key, value.clone()),
+                // The dialect stays where the user wrote it, at the root only (not in the
+                // copies that `$ref: "#"` inlines).
+                "$schema" if orig.is_empty() && depth == 0 => node.push_plain(key, value.clone()),
                 "$schema" | "$ref" => continue,
                 k if IDENTIFIERS.contains(&k) => continue,
                 "discriminator" => {
@@ -183,6 +232,18 @@ impl<'a> Engine<'a> {
                 "$dynamicRef" | "$recursiveRef" => node.drop_dynamic_ref(key, orig),
                 _ => match keywords::lookup(key) {
                     Some(kw) if kw.position == Position::Definitions => {}
+                    Some(kw) if is_union(kw.name) => {
+                        match self.cut_alternative(kw.name, value, orig) {
+                            Some(cut) => {
+                                node.drop_vacuous(kw);
+                                cuts.push(cut);
+                            }
+                            None => {
+                                let child = self.keyword_value(kw, value, orig, depth)?;
+                                node.push_subschemas(kw, child);
+                            }
+                        }
+                    }
                     Some(kw) => {
                         let child = self.keyword_value(kw, value, orig, depth)?;
                         node.push_subschemas(kw, child);
@@ -192,11 +253,53 @@ impl<'a> Engine<'a> {
             }
         }
         let mut out = node.finish(orig);
+        for cut in cuts {
+            self.mark_cut(&mut out, cut);
+        }
         if self.flat() {
             out = allof::merge_all_of(self, out, orig);
             out = unions::flatten(self, out, orig, map);
         }
         Ok(out)
+    }
+
+    /// An alternative of this union that is a `$ref` the walk would cut. With it the union
+    /// accepts anything, so the whole union is cut instead: a half-unrolled union shows
+    /// nothing the cut does not, and would only be flattened into an unconstrained property.
+    fn cut_alternative(&self, keyword: &str, value: &Value, orig: &str) -> Option<Cut> {
+        if self.unrolling.expands_reentry(self.reentries) || self.unrolling == Unrolling::Keep {
+            return None;
+        }
+        let here = pointer::push(orig, keyword);
+        value.as_array()?.iter().enumerate().find_map(|(i, alt)| {
+            let reference = alt.get("$ref")?.as_str()?;
+            let at = pointer::push(&here, &i.to_string());
+            let target = *self.graph.site_at(&at)?.target.as_ref().ok()?;
+            self.stack.iter().any(|f| f.target == target).then(|| Cut {
+                at,
+                reference: reference.to_owned(),
+                target,
+            })
+        })
+    }
+
+    /// The union's node says where and why it was cut, after its own description.
+    fn mark_cut(&self, out: &mut Out, cut: Cut) {
+        let Unrolling::Depth(limit) = self.unrolling else {
+            return;
+        };
+        let target = self.graph.pointer(cut.target).to_owned();
+        let note = format!("Recursive {}: cut after {limit} level(s).", cut.reference);
+        append_description(&mut out.value, &note);
+        out.trace(
+            Rule::Recursion,
+            vec![cut.at, target.clone()],
+            Detail::RecursionCut {
+                reference: cut.reference,
+                target,
+                depth: limit,
+            },
+        );
     }
 
     /// The projected value of one subschema keyword, notes relative to that value.
@@ -258,8 +361,15 @@ impl<'a> Engine<'a> {
         depth: usize,
     ) -> Result<Out, ProjectionError> {
         let reference = map["$ref"].as_str().unwrap_or_default().to_owned();
-        let base = self.index.base_at(orig).to_owned();
-        let target = match self.index.resolve(self.root, &base, &reference) {
+        // The graph holds every `$ref` the walk can meet (it visits the same bodies).
+        let site = self.graph.site_at(orig).map(|s| s.target.as_ref());
+        debug_assert!(site.is_some(), "$ref at {orig} missing from the graph");
+        let target = match site {
+            Some(Ok(t)) => Ok(*t),
+            Some(Err(why)) => Err(why.to_string()),
+            None => Err("not reached by the reference graph".to_owned()),
+        };
+        let target = match target {
             Ok(t) => t,
             Err(why) => {
                 let mut out = Out::new(json!({}), false);
@@ -268,33 +378,33 @@ impl<'a> Engine<'a> {
                     vec![orig.to_owned()],
                     Detail::Unresolvable {
                         reference: reference.clone(),
-                        reason: why.to_string(),
+                        reason: why,
                     },
                 );
                 return self.with_siblings(out, map, orig, depth, None);
             }
         };
-        let on_stack = self.stack.iter().position(|f| f.target == target);
-        let target_out = match on_stack {
-            Some(k) => {
-                self.lowest_cycle_hit = self.lowest_cycle_hit.min(k);
-                self.recursive_reference(&reference, &target, orig, depth)?
-            }
-            None => self.expand(&reference, &target, depth)?,
+        let target_out = if self.stack.iter().any(|f| f.target == target) {
+            self.recursive_reference(&reference, target, orig, depth)?
+        } else {
+            self.expand(&reference, target, false, depth)?
         };
+        let target = self.graph.pointer(target).to_owned();
         self.with_siblings(target_out, map, orig, depth, Some(&target))
     }
 
+    /// A `$ref` back into a target open on the path: kept, expanded once more, or cut, by
+    /// the path's recursion depth (rule 2).
     fn recursive_reference(
         &mut self,
         reference: &str,
-        target: &str,
+        target: TargetId,
         orig: &str,
         depth: usize,
     ) -> Result<Out, ProjectionError> {
-        let from = vec![orig.to_owned(), target.to_owned()];
-        match self.opts.recursion {
-            Recursion::Keep => {
+        let from = vec![orig.to_owned(), self.graph.pointer(target).to_owned()];
+        match self.unrolling {
+            Unrolling::Keep => {
                 let (ref_text, definition) = self.keep(target);
                 let mut out = Out::new(json!({ "$ref": ref_text }), false);
                 out.trace(
@@ -307,20 +417,19 @@ impl<'a> Engine<'a> {
                 );
                 Ok(out)
             }
-            Recursion::Unroll(levels) => {
-                let expanded = self.stack.iter().filter(|f| f.target == target).count();
-                if expanded < levels {
-                    return self.expand(reference, target, depth);
+            Unrolling::Depth(limit) => {
+                if self.unrolling.expands_reentry(self.reentries) {
+                    return self.expand(reference, target, true, depth);
                 }
-                let note = format!("Recursive {reference}: cut after {levels} level(s).");
+                let note = format!("Recursive {reference}: cut after {limit} level(s).");
                 let mut out = Out::new(json!({ "description": note }), false);
                 out.trace(
                     Rule::Recursion,
                     from,
                     Detail::RecursionCut {
                         reference: reference.to_owned(),
-                        target: target.to_owned(),
-                        depth: levels,
+                        target: self.graph.pointer(target).to_owned(),
+                        depth: limit,
                     },
                 );
                 Ok(out)
@@ -328,55 +437,60 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Projects a `$ref` target, reusing an earlier projection of it when that did not depend
-    /// on the refs being expanded around it.
+    /// Projects a `$ref` target, reusing an earlier projection of the same state (see
+    /// `refgraph`): equal states project to equal results wherever they occur.
     fn expand(
         &mut self,
         reference: &str,
-        target: &str,
+        target: TargetId,
+        reentry: bool,
         depth: usize,
     ) -> Result<Out, ProjectionError> {
-        if let Some(m) = self.memo.get(target) {
+        let key = self.graph.state(
+            target,
+            self.stack.iter().map(|f| f.target),
+            self.reentries + usize::from(reentry),
+        );
+        let pointer = self.graph.pointer(target).to_owned();
+        if let Some(m) = self.memo.get(&key) {
             let (size, height) = (m.size, m.height);
             if depth + height > self.opts.max_depth {
                 return Err(ProjectionError::TooDeep {
                     limit: self.opts.max_depth,
-                    at: target.to_owned(),
+                    at: pointer,
                     chain: self.chain(),
                 });
             }
-            self.spend(size, target)?;
-            return Ok(self.memo[target].out.clone());
+            self.spend(size, &pointer)?;
+            return Ok(self.memo[&key].out.clone());
         }
         let schema = self
             .root
-            .pointer(target)
-            .expect("resolve returns existing pointers");
-        let frame = self.stack.len();
+            .pointer(&pointer)
+            .expect("resolution returns existing pointers");
         self.stack.push(Frame {
             reference: reference.to_owned(),
-            target: target.to_owned(),
+            target,
+            reentry,
         });
-        let saved_hit = std::mem::replace(&mut self.lowest_cycle_hit, usize::MAX);
+        self.reentries += usize::from(reentry);
         let saved_deepest = std::mem::replace(&mut self.deepest, depth);
         let before = self.emitted;
-        let result = self.node(schema, target, depth + 1);
-        self.stack.pop();
-        let hit = self.lowest_cycle_hit;
+        let result = self.node(schema, &pointer, depth + 1);
+        if let Some(frame) = self.stack.pop() {
+            self.reentries -= usize::from(frame.reentry);
+        }
         let height = self.deepest - depth;
         self.deepest = self.deepest.max(saved_deepest);
-        self.lowest_cycle_hit = saved_hit.min(if hit < frame { hit } else { usize::MAX });
         let out = result?;
-        if hit >= frame {
-            self.memo.insert(
-                target.to_owned(),
-                Memo {
-                    out: out.clone(),
-                    size: self.emitted - before,
-                    height,
-                },
-            );
-        }
+        self.memo.insert(
+            key,
+            Memo {
+                out: out.clone(),
+                size: self.emitted - before,
+                height,
+            },
+        );
         Ok(out)
     }
 
@@ -403,7 +517,11 @@ impl<'a> Engine<'a> {
             .partition(|k| keywords::is_annotation(k));
         let mut how = String::new();
         if !annotations.is_empty() {
+            let cut_note = cut_note(&target);
             override_annotations(&mut target.value, &siblings, &annotations);
+            if let Some(note) = cut_note {
+                append_description(&mut target.value, &note);
+            }
             how = format!("; its {} override the target's", annotations.join(", "));
         }
         if !constraints.is_empty() {
@@ -442,23 +560,27 @@ impl<'a> Engine<'a> {
     }
 
     /// Registers a recursive target for `$defs` (rule 2, keep); returns the `$ref` to use.
-    fn keep(&mut self, target: &str) -> (String, String) {
-        if target.is_empty() {
+    fn keep(&mut self, target: TargetId) -> (String, String) {
+        let target_pointer = self.graph.pointer(target);
+        if target_pointer.is_empty() {
             return ("#".to_owned(), "#".to_owned());
         }
-        if let Some((_, name)) = self.kept.iter().find(|(t, _)| t == target) {
+        if let Some(i) = self.kept_index.get(&target) {
+            let name = &self.kept[*i].1;
             return (format!("#/$defs/{}", pointer::escape(name)), name.clone());
         }
-        let stem = pointer::tokens(target)
+        let stem = pointer::tokens(target_pointer)
             .and_then(|t| t.last().cloned())
             .unwrap_or_else(|| "def".to_owned());
         let mut name = stem.clone();
         let mut n = 2;
-        while self.kept.iter().any(|(_, k)| *k == name) {
+        while self.kept_names.contains(&name) {
             name = format!("{stem}_{n}");
             n += 1;
         }
-        self.kept.push((target.to_owned(), name.clone()));
+        self.kept_index.insert(target, self.kept.len());
+        self.kept_names.insert(name.clone());
+        self.kept.push((target, name.clone()));
         (format!("#/$defs/{}", pointer::escape(&name)), name)
     }
 
@@ -467,15 +589,17 @@ impl<'a> Engine<'a> {
         let mut i = 0;
         while i < self.kept.len() {
             let (target, name) = self.kept[i].clone();
+            let target_pointer = self.graph.pointer(target).to_owned();
             let schema = self
                 .root
-                .pointer(&target)
+                .pointer(&target_pointer)
                 .expect("kept targets were resolved");
             self.stack.push(Frame {
-                reference: format!("#{target}"),
-                target: target.clone(),
+                reference: format!("#{target_pointer}"),
+                target,
+                reentry: false,
             });
-            let def = self.node(schema, &target, 1);
+            let def = self.node(schema, &target_pointer, 1);
             self.stack.pop();
             let def = def?;
             out.adopt(&["$defs", &name], def.notes);
@@ -488,6 +612,46 @@ impl<'a> Engine<'a> {
             root.insert("$defs".to_owned(), Value::Object(defs));
         }
         Ok(())
+    }
+}
+
+/// When the default depth was lowered to fit the unrolling budget, the root says so.
+fn note_lowered_depth(plan: &Plan, out: &mut Out) {
+    if let Some(lowered) = plan.lowered {
+        out.trace(
+            Rule::Recursion,
+            vec![String::new()],
+            Detail::RecursionLowered {
+                requested: lowered.requested,
+                used: lowered.used,
+                budget: lowered.budget,
+                input: lowered.input,
+            },
+        );
+    }
+}
+
+/// The note a recursion cut carries, when `out` is one.
+fn cut_note(out: &Out) -> Option<String> {
+    if !out.notes.has_root_trace(Rule::Recursion) {
+        return None;
+    }
+    out.value
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Adds `note` after the schema's own description, so that a cut stays visible to a model
+/// where the user's description is kept.
+fn append_description(schema: &mut Value, note: &str) {
+    if let Value::Object(map) = schema {
+        let text = match map.get("description").and_then(Value::as_str) {
+            Some(own) if own.contains(note) => return,
+            Some(own) if !own.is_empty() => format!("{own} {note}"),
+            _ => note.to_owned(),
+        };
+        map.insert("description".to_owned(), Value::String(text));
     }
 }
 

@@ -48,6 +48,16 @@ impl NodeBuilder {
         self.entries.push((kw.name.to_owned(), child));
     }
 
+    /// A union keyword left out because an alternative accepts anything (a recursion cut):
+    /// without it the node accepts the same, but the projection is no longer exact.
+    pub(crate) fn drop_vacuous(&mut self, kw: &Keyword) {
+        self.start();
+        self.inexact = true;
+        if kw.in_place {
+            self.in_place_exact = false;
+        }
+    }
+
     /// `$dynamicRef` resolves through the dynamic scope, which inlining changes; dropping it
     /// accepts more, so it is sound (and reported).
     pub(crate) fn drop_dynamic_ref(&mut self, key: &str, orig: &str) {

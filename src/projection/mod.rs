@@ -11,6 +11,7 @@ mod engine;
 mod guards;
 mod join;
 mod out;
+mod refgraph;
 pub mod tailor;
 pub mod trace;
 mod unions;
@@ -20,7 +21,7 @@ use serde_json::Value;
 
 pub use budget::ProjectionError;
 pub use tailor::{Adapter, Tailored, Unresolved, tailor};
-pub use trace::{BranchTags, Detail, JoinOutcome, Links, Rule, TraceEntry};
+pub use trace::{BranchTags, Detail, JoinOutcome, Links, Rule, Tolerating, TraceEntry};
 
 use crate::schema::Draft;
 
@@ -53,11 +54,22 @@ impl std::fmt::Display for Mode {
     }
 }
 
-/// What to do with a `$ref` that is already being expanded (rule 2).
+/// The recursion depth unrolled to by default (rule 2).
+pub const DEFAULT_UNROLL: usize = 3;
+
+/// What to do with a `$ref` back into a definition already open on the path (rule 2).
+///
+/// The *recursion depth* of a path is how many `$ref`s on it re-enter a definition already
+/// open on it, whichever definition that is. Unrolling to depth `n` expands re-entries while
+/// the path's depth stays within `n` and cuts the next one to `{}`; depth 0 cuts at the first
+/// re-entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Recursion {
-    /// Expand a recursive definition this many times, then cut it to `{}`.
+    /// The default: unroll up to this depth, less when that would add more nodes than the
+    /// unrolling budget allows; a trace entry at the root then says which depth was used.
+    UpTo(usize),
+    /// Exactly this depth, held to the general node budget only.
     Unroll(usize),
     /// Keep recursive definitions as `$defs` + `$ref`.
     Keep,
@@ -66,15 +78,53 @@ pub enum Recursion {
 impl std::str::FromStr for Recursion {
     type Err = String;
     fn from_str(s: &str) -> Result<Recursion, String> {
-        if s == "keep" {
-            return Ok(Recursion::Keep);
+        match s {
+            "keep" => return Ok(Recursion::Keep),
+            "auto" => return Ok(Recursion::UpTo(DEFAULT_UNROLL)),
+            _ => {}
         }
         let n = s
             .strip_prefix("unroll=")
-            .ok_or_else(|| format!("unknown recursion `{s}` (expected unroll=N or keep)"))?;
+            .ok_or_else(|| format!("unknown recursion `{s}` (expected auto, unroll=N or keep)"))?;
         n.parse()
             .map(Recursion::Unroll)
             .map_err(|_| format!("`{n}` is not a whole number"))
+    }
+}
+
+/// What a flattened union's property is built from when some alternatives are open and do not
+/// declare it (SPEC rule 10, *open alternatives*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpenBranches {
+    /// From the alternatives that declare it: the property keeps its shape, and a foreign
+    /// value under that name (in an alternative that only tolerates it) is no longer accepted.
+    #[default]
+    Declared,
+    /// A tolerating alternative contributes what it allows there (`{}` or its
+    /// `additionalProperties`): I-sound to the letter, at the price of the shape.
+    Strict,
+}
+
+impl std::str::FromStr for OpenBranches {
+    type Err = String;
+    fn from_str(s: &str) -> Result<OpenBranches, String> {
+        match s {
+            "declared" => Ok(OpenBranches::Declared),
+            "strict" => Ok(OpenBranches::Strict),
+            other => Err(format!(
+                "unknown open-branches policy `{other}` (expected declared or strict)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for OpenBranches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OpenBranches::Declared => "declared",
+            OpenBranches::Strict => "strict",
+        })
     }
 }
 
@@ -88,19 +138,26 @@ pub struct Options {
     pub draft: Option<Draft>,
     /// Maximum schema nodes to emit; default scales with the input (see `budget`).
     pub node_budget: Option<usize>,
+    /// Schema nodes that unrolling recursion may add, beyond cutting at the first re-entry,
+    /// before `Recursion::UpTo` lowers the depth; default scales with the input (see `budget`).
+    pub unroll_budget: Option<usize>,
     /// Maximum nesting of schemas, counted through `$ref`s.
     pub max_depth: usize,
+    /// Open alternatives of a flattened union (flat mode only).
+    pub open_branches: OpenBranches,
 }
 
 impl Default for Options {
     fn default() -> Options {
         Options {
             mode: Mode::Flat,
-            recursion: Recursion::Unroll(3),
+            recursion: Recursion::UpTo(DEFAULT_UNROLL),
             hints: true,
             draft: None,
             node_budget: None,
+            unroll_budget: None,
             max_depth: budget::DEFAULT_MAX_DEPTH,
+            open_branches: OpenBranches::default(),
         }
     }
 }
@@ -115,6 +172,14 @@ impl Options {
 
     pub fn flat() -> Options {
         Options::default()
+    }
+
+    /// The same options with another open-branches policy.
+    pub fn with_open_branches(&self, open_branches: OpenBranches) -> Options {
+        Options {
+            open_branches,
+            ..self.clone()
+        }
     }
 }
 
@@ -133,6 +198,14 @@ impl Projection {
     /// Trace entries whose result sits at `pointer` in the projection.
     pub fn entries_at<'a>(&'a self, pointer: &'a str) -> impl Iterator<Item = &'a TraceEntry> {
         self.trace.iter().filter(move |e| e.at == pointer)
+    }
+
+    /// Whether `--open-branches declared` kept the declared shape of some property against an
+    /// open alternative: only then can a payload be a foreign-key case.
+    pub fn relaxes_open_branches(&self) -> bool {
+        self.trace
+            .iter()
+            .any(|e| matches!(e.detail, Detail::OpenBranchDeclared { .. }))
     }
 
     /// Trace entries that came from the original node at `pointer`.

@@ -24,6 +24,8 @@ pub enum Rule {
     NullableOptional,
     AllofMerge,
     SoundnessGuard,
+    /// Rule 10's *open alternatives* policy under `--open-branches declared`.
+    OpenBranchDeclared,
     // Provider tailoring (`tailor`): a post-pass for one provider, with no SPEC number.
     TailorCloseObject,
     TailorRequiredNullable,
@@ -43,7 +45,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 29] = [
+    pub const ALL: [Rule; 30] = [
         Rule::RefInline,
         Rule::Recursion,
         Rule::Unresolvable,
@@ -58,6 +60,7 @@ impl Rule {
         Rule::NullableOptional,
         Rule::AllofMerge,
         Rule::SoundnessGuard,
+        Rule::OpenBranchDeclared,
         Rule::TailorCloseObject,
         Rule::TailorRequiredNullable,
         Rule::TailorConstEnum,
@@ -91,6 +94,7 @@ impl Rule {
             Rule::NullableOptional => "nullable-optional",
             Rule::AllofMerge => "allof-merge",
             Rule::SoundnessGuard => "soundness-guard",
+            Rule::OpenBranchDeclared => "open-branch-declared",
             Rule::TailorCloseObject => "tailor-close-object",
             Rule::TailorRequiredNullable => "tailor-required-nullable",
             Rule::TailorConstEnum => "tailor-const-enum",
@@ -112,6 +116,11 @@ impl Rule {
     /// The rule's number in SPEC.md; the guards and the tailoring steps are this project's own
     /// addition.
     pub fn number(self) -> Option<u8> {
+        if self == Rule::OpenBranchDeclared {
+            // A policy of rule 10 (collision join), with an id of its own so that it can be
+            // highlighted and switched.
+            return Some(10);
+        }
         let n = Rule::ALL.iter().position(|r| *r == self)? as u8 + 1;
         (n <= 13).then_some(n)
     }
@@ -132,6 +141,17 @@ impl std::fmt::Display for Rule {
 pub struct BranchTags {
     pub from: String,
     pub tags: Vec<Value>,
+}
+
+/// An open alternative that does not declare a property another alternative declares: it
+/// tolerates any value there (or what its `additionalProperties` allows).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tolerating {
+    /// The alternative's original node.
+    pub from: String,
+    pub tags: Vec<Value>,
+    /// What the alternative accepts under the name: `{}`, or its `additionalProperties`.
+    pub allows: Value,
 }
 
 /// How rule 10 joined one property.
@@ -165,6 +185,15 @@ pub enum Detail {
         reference: String,
         definition: String,
     },
+    /// The default unrolling depth did not fit the unrolling budget; fewer levels were used.
+    RecursionLowered {
+        requested: usize,
+        used: usize,
+        /// Schema nodes unrolling may add beyond cutting at the first re-entry.
+        budget: usize,
+        /// JSON values in the input (the budget scales with it).
+        input: usize,
+    },
     Unresolvable {
         reference: String,
         reason: String,
@@ -182,6 +211,25 @@ pub enum Detail {
     },
     UnionKept {
         reason: String,
+    },
+    /// Rule 6: an alternative that is itself a union of objects all carrying the same tags was
+    /// joined into one object first (rules 9–11 among its members).
+    SameTagGroup {
+        property: String,
+        tags: Vec<Value>,
+        /// The members' original nodes.
+        members: Vec<String>,
+    },
+    /// Rule 9 among the members of a same-tag group: they share the tag, so what is lost is
+    /// counted in shapes.
+    ShapeRequiredDropped {
+        property: String,
+        discriminator: String,
+        tags: Vec<Value>,
+        shapes: usize,
+        present_in: usize,
+        required_in: usize,
+        hint: Option<String>,
     },
     ObjectBuilt {
         properties: Vec<String>,
@@ -207,6 +255,16 @@ pub enum Detail {
     KeywordDropped {
         keyword: String,
         reason: String,
+    },
+    /// `--open-branches declared`: the property keeps the shape of the alternatives that
+    /// declare it; the tolerating ones contribute nothing, so a foreign value under that name
+    /// is no longer accepted.
+    OpenBranchDeclared {
+        property: String,
+        discriminator: String,
+        /// The alternatives that declare the property (`from`: the declaring property).
+        declaring: Vec<BranchTags>,
+        tolerating: Vec<Tolerating>,
     },
     NullKept {
         alternatives: usize,
@@ -258,15 +316,25 @@ impl TraceEntry {
                 ..
             } => format!("`$ref` {reference} replaced by its target{siblings}."),
             Detail::RecursionCut {
-                reference, depth, ..
+                reference,
+                target,
+                depth,
             } => format!(
-                "Recursive `$ref` {reference} unrolled {depth} level(s) deep, then replaced by {{}} (accepts anything, so nothing valid is lost)."
+                "Recursive `$ref` {reference} would re-enter #{target} on a path that already re-enters open definitions {depth} time(s), the unrolling depth, so it is replaced by {{}} (accepts anything, so nothing valid is lost)."
             ),
             Detail::RecursionKept {
                 reference,
                 definition,
             } => format!(
                 "Recursive `$ref` {reference} kept as a reference to #/$defs/{definition} (recursion kept)."
+            ),
+            Detail::RecursionLowered {
+                requested,
+                used,
+                budget,
+                input,
+            } => format!(
+                "Recursion unrolled to depth {used} instead of {requested}: depth {requested} would add more than {budget} schema nodes, the unrolling budget for an input of {input} JSON values; below the cuts anything is accepted (`--recursion unroll={requested}` asks for that depth exactly)."
             ),
             Detail::Unresolvable { reference, reason } => format!(
                 "`$ref` {reference} cannot be resolved ({reason}); replaced by {{}}, which accepts anything."
@@ -304,6 +372,34 @@ impl TraceEntry {
             ),
             Detail::UnionKept { reason } => {
                 format!("Union left as `anyOf`: not a discriminated union because {reason}.")
+            }
+            Detail::SameTagGroup {
+                property,
+                tags,
+                members,
+            } => format!(
+                "{} alternatives share their tag ({}): joined into one object first (rules 9–11 among them), which then takes part in the union under that tag.",
+                members.len(),
+                condition(property, tags)
+            ),
+            Detail::ShapeRequiredDropped {
+                property,
+                discriminator,
+                tags,
+                shapes,
+                present_in,
+                required_in,
+                ..
+            } => {
+                let mut s = format!(
+                    "`{property}` is no longer required: of the {shapes} shapes when {}, {present_in} have it",
+                    condition(discriminator, tags)
+                );
+                if *required_in > 0 {
+                    s.push_str(&format!(" and {required_in} require it"));
+                }
+                s.push_str(". Only properties every shape requires stay required.");
+                s
             }
             Detail::ObjectBuilt { properties } => format!(
                 "One object with the properties of every alternative: {}.",
@@ -377,6 +473,12 @@ impl TraceEntry {
             Detail::KeywordDropped { keyword, reason } => {
                 format!("`{keyword}` dropped: {reason}.")
             }
+            Detail::OpenBranchDeclared {
+                property,
+                discriminator,
+                declaring,
+                tolerating,
+            } => open_branch_message(property, discriminator, declaring, tolerating),
             Detail::NullKept { alternatives } => format!(
                 "Optional union: {alternatives} null alternative(s) kept beside the merged object."
             ),
@@ -395,6 +497,49 @@ impl TraceEntry {
             Detail::Tailored(t) => t.message(),
         }
     }
+}
+
+fn tags_of<'a>(branches: impl Iterator<Item = &'a Vec<Value>>) -> Vec<Value> {
+    let mut tags: Vec<Value> = Vec::new();
+    for t in branches.flatten() {
+        if !tags.contains(t) {
+            tags.push(t.clone());
+        }
+    }
+    tags
+}
+
+fn open_branch_message(
+    property: &str,
+    discriminator: &str,
+    declaring: &[BranchTags],
+    tolerating: &[Tolerating],
+) -> String {
+    let declared_tags = tags_of(declaring.iter().map(|b| &b.tags));
+    let open_tags = tags_of(tolerating.iter().map(|t| &t.tags));
+    let declared = condition(discriminator, &declared_tags);
+    let open = condition(discriminator, &open_tags);
+    let any_value = tolerating
+        .iter()
+        .all(|t| t.allows == Value::Object(Default::default()));
+    let what = if any_value {
+        "any value".to_owned()
+    } else {
+        "whatever its additionalProperties allows".to_owned()
+    };
+    let whose = if declared_tags == open_tags {
+        // A same-tag group: its members share the tag, so only their shapes differ.
+        format!(
+            "Among the shapes when {declared}, `{property}` keeps the shape of those that declare it; the others do not declare `{property}` but are open"
+        )
+    } else {
+        format!(
+            "`{property}` keeps the shape declared when {declared}. When {open} the object does not declare `{property}` but is open"
+        )
+    };
+    format!(
+        "{whose}, so the original accepts {what} there; the projection no longer accepts such a foreign `{property}` outside the declared shape (--open-branches strict accepts it, and leaves `{property}` unconstrained)."
+    )
 }
 
 /// Projection pointer ↔ original pointers, for every node the projection emitted.

@@ -3,6 +3,7 @@
 //! and what kinds of instance a schema can be proven to accept.
 
 pub mod draft;
+pub mod graph;
 pub mod keywords;
 pub mod kinds;
 pub mod resolve;

@@ -6,14 +6,16 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, List, ListItem, Paragraph, Wrap};
+use schemalens::Mode;
 use schemalens::lint::Severity;
+use schemalens::projection::Detail;
 use tui_tree_widget::{Tree, TreeState};
 
 use super::app::{App, Entry, InputPurpose};
 use super::detail;
 use super::keys::{self, BINDINGS, Pane, Scope};
 use super::text::{clip, escape, escape_lines};
-use super::theme::{Mark, severity_glyph};
+use super::theme::{Mark, Theme, severity_glyph};
 use super::tree::{NodeId, Side};
 
 /// Where each pane goes; shared by `render` and by `update` (mouse hits, page sizes).
@@ -137,6 +139,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         );
     }
     render_status(app, frame, areas.status);
+    super::why::render_prompt(app, frame);
     if let Some(overlay) = &app.overlay {
         super::overlay::render(app, overlay, frame);
     }
@@ -235,7 +238,7 @@ fn render_payloads(app: &App, frame: &mut Frame, area: Rect) {
     let items: Vec<ListItem> = rows
         .iter()
         .map(|r| {
-            let mut line = super::payloads::row_line(r, app.options.mode, theme);
+            let mut line = super::payloads::row_line(r, &app.options, theme);
             if let Some(mark) = tool.and_then(|t| super::server::row_mark(app, t, r)) {
                 // After the two schema verdicts: the server's own.
                 line.spans.insert(1, mark);
@@ -300,6 +303,7 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
             let n = p.trace.len();
             let rules = if n == 1 { "rule" } else { "rules" };
             title.push(Span::raw(format!("· {n} {rules} applied ")));
+            title.extend(lowered_depth_span(p, theme));
         }
     } else if let Some((_, tool)) = app.tool(view.entry) {
         title.push(Span::raw(format!("· {} ", clip(&tool.name, 40))));
@@ -393,6 +397,31 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
             }
         }
     }
+    if !pane.diff_marks.is_empty() {
+        let buf = frame.buffer_mut();
+        for y in inner.y..inner.bottom() {
+            let Some(id) = row_node(&state, inner, y) else {
+                continue;
+            };
+            if let Some(class) = pane.diff_marks.get(&id) {
+                // Left of a save's mark and a rejection's ✗, which keep the row's last cells.
+                let mut x = 2;
+                if pane.rejecting.contains(&id) {
+                    x += 2;
+                }
+                if pane.changes.marks.contains_key(&id) {
+                    x += 2;
+                }
+                let text = format!(" {}", super::changes::glyph(*class));
+                buf.set_string(
+                    inner.right().saturating_sub(x),
+                    y,
+                    text,
+                    theme.diff_class(*class),
+                );
+            }
+        }
+    }
     if pane.tree.truncated && inner.height > 0 {
         let note = " some nodes not shown (too deep or too many) ";
         let y = inner.bottom().saturating_sub(1);
@@ -461,7 +490,7 @@ pub fn legend_line(app: &App) -> Line<'static> {
         let mut present: Vec<Severity> = view
             .panes
             .iter()
-            .flat_map(|p| p.lint.findings.iter().map(|f| f.severity))
+            .flat_map(|p| p.lint.groups.iter().map(|g| g.finding.severity))
             .collect();
         present.sort_unstable();
         present.dedup();
@@ -492,6 +521,20 @@ pub fn legend_line(app: &App) -> Line<'static> {
     Line::from(spans)
 }
 
+/// The engine lowered the default recursion depth to fit its budget: the title says so, as
+/// the tree would otherwise look cut for no reason (the root's detail says why).
+fn lowered_depth_span(projection: &schemalens::Projection, theme: Theme) -> Option<Span<'static>> {
+    projection.trace.iter().find_map(|e| match e.detail {
+        Detail::RecursionLowered {
+            requested, used, ..
+        } => Some(Span::styled(
+            format!("· ↺ depth {used} of {requested} "),
+            theme.mark(Mark::RecursionCut),
+        )),
+        _ => None,
+    })
+}
+
 fn render_status(app: &App, frame: &mut Frame, area: Rect) {
     let theme = app.theme;
     let mut spans: Vec<Span<'static>> = Vec::new();
@@ -499,9 +542,12 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         let prompt = match input.purpose {
             InputPurpose::Filter => "filter tools: ".to_owned(),
             InputPurpose::Search(side) => format!("search {}: /", side.title().to_lowercase()),
+            InputPurpose::Why => "why: paste the provider's error, then Enter".to_owned(),
         };
         spans.push(Span::styled(prompt, theme.key()));
-        spans.push(Span::raw(escape(&input.text).into_owned()));
+        if input.purpose != InputPurpose::Why {
+            spans.push(Span::raw(escape(&input.text).into_owned()));
+        }
         spans.push(Span::styled("▏", theme.key()));
         if let Some(m) = &app.message {
             spans.push(Span::raw(format!("  {}", clip(m, 60))));
@@ -523,6 +569,13 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         }
         spans.push(Span::raw(" │ "));
         spans.push(Span::styled(app.options.mode.to_string(), theme.heading()));
+        if app.options.mode == Mode::Flat {
+            spans.push(Span::raw(" · "));
+            spans.push(Span::styled(
+                app.options.open_branches.to_string(),
+                theme.heading(),
+            ));
+        }
         if let Some(profile) = app.profile {
             spans.push(Span::raw(" │ lint "));
             spans.push(Span::styled(profile.name(), theme.heading()));

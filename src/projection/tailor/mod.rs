@@ -294,6 +294,9 @@ pub enum Step {
     RootObject,
     /// Reports only: arrays need `items` (`typed`: items that say what the elements are).
     ArrayItems { typed: bool },
+    /// Reports only: every schema must name its type (the profile's `NodeType` lint rule says
+    /// what stands in for one). A schema that may be anything has no type to give it.
+    Typed,
     /// Reports only: enum values must be strings.
     StringEnums,
     /// `const` without `type`: the type of its value.
@@ -361,6 +364,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             WrapRoot,
             RootObject,
             ArrayItems { typed: true },
+            Typed,
             Limits,
         ],
         Profile::Gemini => &[

@@ -16,7 +16,7 @@ use super::{
     Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Unresolved,
     allowed_values, keyword_set, steps,
 };
-use crate::lint::Profile;
+use crate::lint::{Check, Profile};
 use crate::pointer;
 use crate::projection::{Detail, Links, Projection, Rule, TraceEntry};
 use crate::schema::Draft;
@@ -102,6 +102,21 @@ const EVALUATING: &[&str] = &[
 
 pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptions) -> Tailored {
     let table = steps(profile);
+    // A table that only looks at the root rewrites nothing: walking a large projection to copy
+    // it node by node would only cost time.
+    if profile != Profile::Gemini && table.iter().all(|s| *s == Step::RootObject) {
+        let unresolved = {
+            let mut t = Walk::new(&projection, profile, options);
+            t.root_checks(&projection.schema);
+            t.unresolved
+        };
+        return Tailored {
+            projection,
+            profile,
+            adapters: Vec::new(),
+            unresolved,
+        };
+    }
     let mut t = Walk::new(&projection, profile, options);
     let mut schema = t.node(&projection.schema, "", "");
     if table.contains(&Step::WrapRoot) && t.root_needs_wrap(&schema) {
@@ -120,9 +135,12 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
         renames,
         trace,
         adapters,
-        unresolved,
+        mut unresolved,
         ..
     } = t;
+    if profile == Profile::Ollama {
+        unresolved.extend(beyond_any_rewrite(&schema));
+    }
     let mut links = links;
     links.seal();
     let mut moved: Vec<TraceEntry> = projection
@@ -152,6 +170,23 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
         adapters,
         unresolved,
     }
+}
+
+/// Ollama drops what its Go structs have no field for (a map's value schema, say) whatever the
+/// schema says, so every error its lint still finds is beyond tailoring: listed, not hidden.
+fn beyond_any_rewrite(schema: &Value) -> Vec<Unresolved> {
+    crate::lint::lint_schema(Profile::Ollama, schema)
+        .into_iter()
+        .filter(|f| f.is_error())
+        .map(|f| Unresolved {
+            pointer: f.pointer,
+            rule: f.rule,
+            why: format!(
+                "{} No rewrite of the schema changes what Ollama reads.",
+                f.message
+            ),
+        })
+        .collect()
 }
 
 /// Where a projection pointer's node sits now: its own new place, else its nearest ancestor's
@@ -391,6 +426,16 @@ impl Walk<'_> {
         });
     }
 
+    /// The id of the profile's lint rule that runs this kind of check: the rule a report
+    /// names is the one lint will show.
+    fn rule_id(&self, check: impl Fn(&Check) -> bool) -> Option<&'static str> {
+        self.profile
+            .rules()
+            .iter()
+            .find(|r| check(&r.applies))
+            .map(|r| r.id)
+    }
+
     fn unresolved(&mut self, pointer: &str, rule: &'static str, why: String) {
         self.unresolved.push(Unresolved {
             pointer: pointer.to_owned(),
@@ -508,6 +553,7 @@ impl Walk<'_> {
             match *step {
                 Step::ArrayItems { typed } => self.array_items(&m, typed, out),
                 Step::StringEnums => self.string_enums(&m, out),
+                Step::Typed => self.typed(&m, out),
                 _ => {}
             }
         }
@@ -1279,6 +1325,17 @@ impl Walk<'_> {
                     "additional-properties",
                     "a map with typed values (`additionalProperties` is a schema): closing it would drop every entry".into(),
                 );
+                // A pure map (`dict[str, T]`, a JSON value's object case) also has no
+                // properties, which strict mode reports on its own.
+                if !m.contains_key("properties")
+                    && let Some(rule) = self.rule_id(|c| matches!(c, Check::ObjectProperties))
+                {
+                    self.unresolved(
+                        out,
+                        rule,
+                        "a map (no properties): its keys cannot be listed, and closing it would drop every entry".into(),
+                    );
+                }
                 return;
             }
         };
@@ -1321,9 +1378,10 @@ impl Walk<'_> {
         let known: Vec<String> = match m.get("properties") {
             Some(Value::Object(p)) => p.keys().cloned().collect(),
             _ => {
+                let rule = self.rule_id(|c| matches!(c, Check::ObjectProperties));
                 self.unresolved(
                     out,
-                    "object-properties",
+                    rule.unwrap_or("free-form-object"),
                     "a free-form object (no properties): closing it would drop every key".into(),
                 );
                 return;
@@ -1512,14 +1570,37 @@ impl Walk<'_> {
         }
     }
 
+    fn typed(&mut self, m: &Map<String, Value>, out: &str) {
+        let Some(rule) = self
+            .profile
+            .rules()
+            .iter()
+            .find(|r| matches!(r.applies, Check::NodeType { .. }))
+        else {
+            return;
+        };
+        let Check::NodeType { stand_ins } = rule.applies else {
+            return;
+        };
+        if !stand_ins.iter().any(|k| m.contains_key(*k)) {
+            let why = if m.contains_key("const") {
+                "`const` without `type`: the provider wants the type written out"
+            } else {
+                "a schema with no type accepts any value; any one type would reject the others"
+            };
+            self.unresolved(out, rule.id, why.into());
+        }
+    }
+
     fn string_enums(&mut self, m: &Map<String, Value>, out: &str) {
         let Some(Value::Array(values)) = m.get("enum") else {
             return;
         };
         if let Some(bad) = values.iter().find(|v| !v.is_string()) {
+            let rule = self.rule_id(|c| matches!(c, Check::EnumValues { .. }));
             self.unresolved(
                 &pointer::push(out, "enum"),
-                "enum-values",
+                rule.unwrap_or("enum-non-string"),
                 format!(
                     "enum value {bad} is not a string; writing it as one would change the value"
                 ),
