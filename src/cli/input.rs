@@ -2,7 +2,7 @@
 
 use schemalens::lint::Profile;
 use schemalens::manifest::{self, Manifest, Tool};
-use schemalens::projection::{Adapter, Detail, Tailored};
+use schemalens::projection::{Detail, Tailored};
 use schemalens::{Options, Projection, project_tool};
 
 use super::{Failure, InputArgs};
