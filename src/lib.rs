@@ -43,7 +43,8 @@ pub fn tailor_tool(
 }
 
 /// [`tailor_tool`], reusing `projected`, the tool's projection made with `options` (`None`:
-/// there is none): the lint and the inspector have it already. Tested to give what
+/// there is none): the lint and the inspector have it already. A profile that wants its own
+/// recursion (openai-strict keeps `$defs`) gets a projection of its own. Tested to give what
 /// [`tailor_tool`] gives, for every profile.
 pub fn tailor_reusing(
     tool: &Tool,
@@ -51,8 +52,9 @@ pub fn tailor_reusing(
     profile: Profile,
     projected: Option<&Projection>,
 ) -> Result<Tailored, ProjectionError> {
+    let reusable = projection::tailor::options_for(profile, options).recursion == options.recursion;
     match projected {
-        Some(projection) => Ok(projection::tailor(projection.clone(), profile)),
-        None => tailor_tool(tool, options, profile),
+        Some(projection) if reusable => Ok(projection::tailor(projection.clone(), profile)),
+        _ => tailor_tool(tool, options, profile),
     }
 }

@@ -487,3 +487,18 @@ fn a_foreign_value_that_meets_the_kept_recursive_union_again_is_foreign_as_a_who
         verdict.foreign
     );
 }
+
+#[test]
+fn a_foreign_value_below_a_declaring_alternative_of_the_kept_union_is_foreign() {
+    // Found by soundness_props (flat, --recursion keep): a property named `$ref` on the way
+    // to the kept definition, which the evaluation path must not take for a reference.
+    let s: Value = serde_json::from_str(r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"op":{"anyOf":[{"type":"object","properties":{"type":{"type":"string","enum":["create"]},"data":{"anyOf":[{"type":"string"},{"type":"null"}]},"value":{"type":"string"}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","enum":["delete"]}}}]},"value":{"anyOf":[{"type":"object","properties":{"type":{"type":"string","enum":["create"]},"$ref":{"$ref":"#/$defs/Shared0"}},"required":["type","$ref"]},{"type":"object","properties":{"type":{"type":"string","enum":["delete"]}}}]},"also":{"$ref":"#/$defs/Shared0"}},"required":["op","value"],"$defs":{"Base1":{"type":"object","properties":{"type":{"type":"integer"}},"required":["type"]},"Shared0":{"type":"object","properties":{"value":{"anyOf":[{"type":"object","properties":{"type":{"type":"integer","const":0},"value":{"enum":["x"]}},"required":["type","value"]},{"allOf":[{"$ref":"#/$defs/Base1"},{"type":"object","properties":{"type":{"enum":[1]},"count":{"type":"object","properties":{"value":{"type":"string","minLength":1}},"required":["value"]},"name":{"$ref":"#/$defs/Shared0"}},"required":["type","count","name"]}]}]}},"required":["value"]}}}"##).unwrap();
+    let payload: Value = serde_json::from_str(r##"{"op":{"type":"create","data":null},"value":{"type":"create","$ref":{"value":{"type":1,"count":{"value":"nekmobn"},"name":{"value":{"type":0,"value":"x","count":{"value":"p"},"name":{"value":{"type":null,"value":null}}}}}}},"also":{"value":{"type":1,"count":{"value":"nl"},"name":{"value":{"type":0,"value":"x"}}}}}"##).unwrap();
+    assert!(accepts(&s, &payload));
+    let options = Options {
+        recursion: schemalens::Recursion::Keep,
+        ..Options::flat()
+    };
+    let verdict = checker(&s, &options).check(&payload);
+    assert_eq!(verdict.class, Class::ForeignKey, "{verdict:#?}");
+}

@@ -163,8 +163,12 @@ fn objects_at(union: &str, instance: &str, property: &str) -> Vec<String> {
 fn visited(doc: &Value, schema_path: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut here = String::new();
+    // A property may be named `$ref`: only a token in a keyword's place is a reference.
+    let mut name_next = false;
     for token in pointer::tokens(schema_path).unwrap_or_default() {
-        if token == "$ref" {
+        let is_name = name_next;
+        name_next = !is_name && NAMED_SUBSCHEMAS.contains(&token.as_str());
+        if token == "$ref" && !is_name {
             let Some(target) = doc
                 .pointer(&here)
                 .and_then(|n| n.get("$ref"))
@@ -181,3 +185,12 @@ fn visited(doc: &Value, schema_path: &str) -> Vec<String> {
     }
     out
 }
+
+/// Keywords whose members are named by the schema's author, not by the specification.
+const NAMED_SUBSCHEMAS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];

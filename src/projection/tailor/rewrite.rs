@@ -527,7 +527,7 @@ impl Walk<'_> {
             || (in_place_keys().any(|k| m.contains_key(k))
                 && OBJECT_SHAPE.iter().any(|k| m.contains_key(*k)));
         if self.has(Step::EncodeEnums)
-            && let Some(split) = self.enum_text(&mut m, from, out)
+            && let Some(split) = self.enum_text(&mut m, from, out, carrier_key.is_some())
         {
             return split;
         }

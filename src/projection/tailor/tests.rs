@@ -319,6 +319,27 @@ fn gemini_rewrites_const_type_lists_and_drops_additional_properties() {
 }
 
 #[test]
+fn gemini_keeps_enum_values_apart_from_a_string_alternative() {
+    // Found by soundness_props: `0` sent as the text "0" beside a string alternative came back
+    // as the string. Beside strings the enum goes; the value stays typed.
+    let t = tailored(
+        json!({"type": "object", "properties": {"v": {"anyOf": [{"type": "string"}, {"const": 0}]}}, "required": ["v"]}),
+        Profile::Gemini,
+    );
+    let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+    for payload in [json!({"v": "0"}), json!({"v": 0})] {
+        let a = adapter.adapt(&payload);
+        assert!(validator(&t).is_valid(&a.payload), "{}", a.payload);
+        assert_eq!(
+            adapter.unadapt(&a.payload),
+            payload,
+            "sent as {}",
+            a.payload
+        );
+    }
+}
+
+#[test]
 fn gemini_sends_non_string_enums_as_text() {
     let t = tailored(
         json!({"type": "object", "properties": {"v": {"const": 1}, "w": {"enum": [1, "a", null]}}, "required": ["v"]}),

@@ -542,13 +542,16 @@ impl Walk<'_> {
 
     /// Gemini: `enum` needs `type: string` and string values. A string enum without `type` gets
     /// it; non-string values are sent as their JSON text (`null` as a null alternative), unless
-    /// that text is also one of the strings, in which case the enum is dropped (accepts more).
+    /// that text is also one of the strings, or a union around the node has an alternative
+    /// that may take that text as a string, in which case the enum is dropped (accepts more;
+    /// what is left is typed, or sent as JSON text under its carrier's key).
     /// `Some` when the node was rewritten into an `anyOf` with a null alternative.
     pub(super) fn enum_text(
         &mut self,
         m: &mut Map<String, Value>,
         from: &str,
         out: &str,
+        beside_strings: bool,
     ) -> Option<Value> {
         let Some(Value::Array(values)) = m.get("enum").cloned() else {
             return None;
@@ -580,6 +583,7 @@ impl Walk<'_> {
             })
             .collect();
         if encoded.iter().any(|e| strings.contains(&e.text.as_str()))
+            || (beside_strings && !encoded.is_empty())
             || (encoded.is_empty() && strings.is_empty())
         {
             m.shift_remove("enum");
