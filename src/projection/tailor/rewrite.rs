@@ -235,6 +235,9 @@ struct Walk<'a> {
     position: Position,
     /// The key its JSON-text carrier needs, when it becomes one beside a string alternative.
     carrier_key: Option<String>,
+    /// The next node is an alternative beside one that may take arrays (set by its parent,
+    /// read once): a map's entries, an array, would be read back as that alternative's value.
+    beside_arrays: bool,
     /// By tailored property pointer: the value an explicit `null` is sent as, for optional
     /// properties that accept `null` themselves (where `null` now stands for absent).
     markers: BTreeMap<String, Value>,
@@ -263,6 +266,7 @@ impl<'a> Walk<'a> {
             shared: false,
             position: Position::Other,
             carrier_key: None,
+            beside_arrays: false,
             markers: BTreeMap::new(),
             renamed: BTreeMap::new(),
         }
@@ -448,6 +452,7 @@ impl Walk<'_> {
     fn node(&mut self, schema: &Value, from: &str, out: &str) -> Value {
         let position = std::mem::replace(&mut self.position, Position::Other);
         let carrier_key = self.carrier_key.take();
+        let beside_arrays = std::mem::take(&mut self.beside_arrays);
         self.renames.insert(from.to_owned(), out.to_owned());
         self.links.insert(out.to_owned(), self.originals(from));
         // `true` accepts anything, like `{}`: carried the same way where the provider needs it.
@@ -466,7 +471,7 @@ impl Walk<'_> {
         let input = m;
         let m = m.clone();
         let was_shared = self.shared;
-        let done = self.node_steps(input, m, from, out, position, carrier_key);
+        let done = self.node_steps(input, m, from, out, position, carrier_key, beside_arrays);
         self.shared = was_shared;
         done
     }
@@ -479,6 +484,7 @@ impl Walk<'_> {
         out: &str,
         position: Position,
         carrier_key: Option<String>,
+        beside_arrays: bool,
     ) -> Value {
         // Before the drops: they would take the tuple's positions and the map's value schema.
         if self.has(Step::TupleItems) {
@@ -487,6 +493,14 @@ impl Walk<'_> {
         if self.has(Step::EncodeMaps)
             && let Some(entries) = self.map_entries(&m, from, out, position)
         {
+            if beside_arrays {
+                // Entries beside an array alternative are ambiguous (`{}` and `[]` are both
+                // `[]`): the map goes as JSON text instead, which no array alternative takes.
+                self.purge(out);
+                self.renames.insert(from.to_owned(), out.to_owned());
+                self.links.insert(out.to_owned(), self.originals(from));
+                return self.json_text(&m, from, out, carrier_key);
+            }
             return entries;
         }
         if self.has(Step::EncodeEmptyObjects)
@@ -546,7 +560,7 @@ impl Walk<'_> {
             };
         }
         let plans = self.null_plans(&m, out);
-        self.children(&mut m, from, out, &plans, carrier_key);
+        self.children(&mut m, from, out, &plans, carrier_key, beside_arrays);
         self.guards(input, &mut m, from, out);
         self.object_steps(&mut m, from, out, &plans);
         for step in self.table {
@@ -561,7 +575,8 @@ impl Walk<'_> {
     }
 
     /// `inherited`: this node is an alternative beside one that takes strings, so JSON text in
-    /// its own alternatives needs the key as well.
+    /// its own alternatives needs the key as well; `arrays_inherited`: likewise beside one that
+    /// may take arrays.
     fn children(
         &mut self,
         m: &mut Map<String, Value>,
@@ -569,6 +584,7 @@ impl Walk<'_> {
         out: &str,
         plans: &BTreeMap<String, NullForm>,
         inherited: Option<String>,
+        arrays_inherited: bool,
     ) {
         let keys: Vec<String> = m.keys().cloned().collect();
         let shaped = OBJECT_SHAPE.iter().any(|k| m.contains_key(*k));
@@ -657,7 +673,8 @@ impl Walk<'_> {
                 }
                 Some(Slot::Array) => {
                     if let Value::Array(list) = value {
-                        let keys = if key == "anyOf" || key == "oneOf" {
+                        let union = key == "anyOf" || key == "oneOf";
+                        let keys = if union {
                             carrier_keys(list)
                                 .into_iter()
                                 .map(|k| k.or_else(|| inherited.clone()))
@@ -665,6 +682,16 @@ impl Walk<'_> {
                         } else {
                             vec![None; list.len()]
                         };
+                        let beside_arrays: Vec<bool> = (0..list.len())
+                            .map(|i| {
+                                union
+                                    && (arrays_inherited
+                                        || list
+                                            .iter()
+                                            .enumerate()
+                                            .any(|(j, a)| j != i && encode::may_take_arrays(a)))
+                            })
+                            .collect();
                         // An alternative is a form of the value only when nothing beside the
                         // union judges the value too; otherwise it adds constraints to them.
                         let position = if alone {
@@ -679,6 +706,7 @@ impl Walk<'_> {
                             }
                             self.position = position;
                             self.carrier_key = carrier;
+                            self.beside_arrays = beside_arrays[i];
                             *child = self.node(child, &pointer::push_index(&from_k, i), &child_out);
                         }
                     }

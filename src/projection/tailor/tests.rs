@@ -319,6 +319,41 @@ fn gemini_rewrites_const_type_lists_and_drops_additional_properties() {
 }
 
 #[test]
+fn a_map_beside_an_array_alternative_goes_as_json_text() {
+    // Found by soundness_props: `{}` as entries is `[]`, which the array alternative takes
+    // and the adapter gave back as `[]`.
+    let t = tailored(
+        json!({"type": "object", "properties": {"p": {"anyOf": [
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "object", "additionalProperties": {"type": "string"}}
+        ]}}, "required": ["p"]}),
+        Profile::OpenAiStrict,
+    );
+    let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+    for payload in [
+        json!({"p": {}}),
+        json!({"p": []}),
+        json!({"p": {"a": "b"}}),
+        json!({"p": ["x"]}),
+    ] {
+        let a = adapter.adapt(&payload);
+        assert!(
+            validator(&t).is_valid(&a.payload),
+            "{} in {}",
+            a.payload,
+            t.projection.schema
+        );
+        assert_eq!(
+            adapter.unadapt(&a.payload),
+            payload,
+            "sent as {}",
+            a.payload
+        );
+    }
+    assert!(errors(Profile::OpenAiStrict, &t.projection.schema).is_empty());
+}
+
+#[test]
 fn gemini_keeps_enum_values_apart_from_a_string_alternative() {
     // Found by soundness_props: `0` sent as the text "0" beside a string alternative came back
     // as the string. Beside strings the enum goes; the value stays typed.

@@ -85,6 +85,27 @@ pub(super) fn may_take_strings(schema: &Value) -> bool {
     }
 }
 
+/// Whether an alternative may take an array (so a map's entries beside it are ambiguous).
+pub(super) fn may_take_arrays(schema: &Value) -> bool {
+    let Some(m) = schema.as_object() else {
+        return schema != &Value::Bool(false);
+    };
+    if let Some(Value::Array(values)) = m.get("enum") {
+        return values.iter().any(Value::is_array);
+    }
+    if let Some(c) = m.get("const") {
+        return c.is_array();
+    }
+    let types = type_names(m);
+    if !types.is_empty() {
+        return types.iter().any(|t| t.eq_ignore_ascii_case("array"));
+    }
+    match m.get("anyOf").or_else(|| m.get("oneOf")) {
+        Some(Value::Array(alts)) => alts.iter().any(may_take_arrays),
+        _ => true,
+    }
+}
+
 /// Property names an alternative declares (a keyed carrier must not use one of them).
 fn declared_names(schema: &Value) -> Vec<String> {
     schema
