@@ -1505,6 +1505,12 @@ fn cli_answers_first_and_exits_on_the_tailored_verdict() {
         text.contains("payload adapter: null-for-absent at #/properties/op"),
         "{text}"
     );
+    // What tailoring fixes in the projection is named, not listed again (the tailored schema
+    // is accepted); --all lists it.
+    assert!(
+        text.contains("  projection  rejected: 3 errors, 0 warnings\n    required-all ×3 (tailoring fixes them)\n"),
+        "{text}"
+    );
 
     for (form, code) in [("original", 1), ("projection", 1), ("tailored", 0)] {
         schemalens()
@@ -1694,6 +1700,63 @@ fn cli_text_folds_long_lists() {
     let all = text(true);
     assert!(!all.contains("more (--all lists them)"), "{all}");
     assert!(all.lines().count() > folded.lines().count());
+}
+
+/// Servers generated from one OpenAPI document give every tool the same `$defs`: what is wrong
+/// in a definition is listed for the first tool that has it, and counted for the others.
+#[test]
+fn cli_lists_findings_in_shared_definitions_once() {
+    let tool = |name: &str, shared: Value| {
+        json!({"name": name, "inputSchema": {
+            "type": "object",
+            "properties": {"v": {"$ref": "#/$defs/Shared"}},
+            "required": ["v"], "additionalProperties": false,
+            "$defs": {"Shared": shared}
+        }})
+    };
+    let union = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+    let other = json!({"oneOf": [{"type": "string"}, {"type": "boolean"}]});
+    let file = temp_schema(&json!({"tools": [
+        tool("first", union.clone()),
+        tool("second", union),
+        tool("third", other),
+    ]}));
+    let run = |all: bool| {
+        let mut cmd = schemalens();
+        cmd.args(["lint", "--provider", "openai-strict"]);
+        if all {
+            cmd.arg("--all");
+        }
+        String::from_utf8(cmd.arg(file.path()).output().unwrap().stdout).unwrap()
+    };
+    let section = |text: &str, name: &str| -> String {
+        let start = text
+            .find(&format!("== {name} · "))
+            .unwrap_or_else(|| panic!("no section for {name}: {text}"));
+        let rest = &text[start + 3..];
+        rest[..rest.find("\n== ").unwrap_or(rest.len())].to_owned()
+    };
+    let text = run(false);
+    assert!(
+        section(&text, "first").contains("#/$defs/Shared/oneOf"),
+        "{text}"
+    );
+    let second = section(&text, "second");
+    assert!(!second.contains("#/$defs/Shared/oneOf"), "{second}");
+    assert!(
+        second.contains("and 1 finding in 1 definition identical to first's, listed there (#/$defs/Shared; --all repeats them)"),
+        "{second}"
+    );
+    // A definition of the same name that says something else is listed.
+    assert!(
+        section(&text, "third").contains("#/$defs/Shared/oneOf"),
+        "{text}"
+    );
+    let all = run(true);
+    assert!(
+        section(&all, "second").contains("#/$defs/Shared/oneOf"),
+        "{all}"
+    );
 }
 
 /// A tool that cannot be projected does not hide the others.
