@@ -926,10 +926,15 @@ fn gemini_sees_tuples_and_integer_tags() {
         .filter(|f| f.is_error())
         .map(|f| (f.rule, f.pointer.as_str(), f.message.as_str()))
         .collect();
-    assert_eq!(errors.len(), 4, "{errors:#?}");
+    assert_eq!(errors.len(), 5, "{errors:#?}");
     assert_eq!(
         (errors[0].0, errors[0].1),
         ("items-tuple", "/properties/pair")
+    );
+    // An enum on an integer is refused whatever its values say.
+    assert_eq!(
+        (errors[4].0, errors[4].1),
+        ("enum-type", "/properties/level")
     );
     assert!(
         errors[0].2.contains("a list of 2 schemas"),
@@ -943,6 +948,39 @@ fn gemini_sees_tuples_and_integer_tags() {
         );
         assert!(errors[i + 1].2.starts_with(&format!("Enum value {value} ")));
     }
+}
+
+/// Gemini takes an enum on a string, whichever case its type is written in, and on an integer
+/// or number written with `format: enum` (as its SDK documents); an untyped enum, as tailoring a
+/// `const` leaves it, is refused.
+#[test]
+fn gemini_enum_type_follows_the_documented_forms() {
+    let enum_type = |property: Value| {
+        lint::lint_schema(Profile::Gemini, &object(json!({"x": property})))
+            .into_iter()
+            .filter(|f| f.rule == "enum-type")
+            .map(|f| f.severity)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(enum_type(json!({"type": "string", "enum": ["a"]})), []);
+    assert_eq!(enum_type(json!({"type": "STRING", "enum": ["a"]})), []);
+    assert_eq!(
+        enum_type(json!({"type": "integer", "format": "enum", "enum": ["1", "2"]})),
+        []
+    );
+    assert_eq!(
+        enum_type(json!({"type": "NUMBER", "format": "enum", "enum": ["1.5"]})),
+        []
+    );
+    assert_eq!(enum_type(json!({"enum": ["workspace"]})), [Severity::Error]);
+    assert_eq!(
+        enum_type(json!({"type": "integer", "enum": [1]})),
+        [Severity::Error]
+    );
+    assert_eq!(
+        enum_type(json!({"type": "boolean", "format": "enum", "enum": [true]})),
+        [Severity::Error]
+    );
 }
 
 fn gemini_ok_closed() -> Value {
@@ -1331,6 +1369,40 @@ fn projection_findings_are_grouped_by_the_original_node() {
             .iter()
             .any(|u| u.item.rule == "type-required")
     );
+}
+
+/// An accepted tailored schema says what it still asks of the user: its warnings.
+#[test]
+fn an_accepted_verdict_counts_the_warnings_left() {
+    use lint::report::{Form, FormLint, ProfileLint};
+    let schema = object(json!({"x": {"description": "anything"}}));
+    let subject = Subject {
+        name: Some("t"),
+        schema: &schema,
+    };
+    let groups = lint::lint_grouped(Profile::Gemini, &[subject], &[None]).remove(0);
+    assert!(
+        groups.iter().any(|g| g.finding.rule == "node-type"),
+        "{groups:#?}"
+    );
+    let form = |form| FormLint {
+        form,
+        failed: None,
+        groups: groups.clone(),
+    };
+    let linted = ProfileLint {
+        profile: Profile::Gemini,
+        forms: [
+            form(Form::Original),
+            form(Form::Projection),
+            form(Form::Tailored),
+        ],
+        adapters: Vec::new(),
+        unresolved: Vec::new(),
+    };
+    assert_eq!(linted.verdict_label(Form::Tailored), "accepted (1 warning)");
+    // The other forms answer the question alone: they are not what gets sent.
+    assert_eq!(linted.verdict_label(Form::Original), "accepted");
 }
 
 #[test]

@@ -267,15 +267,6 @@ fn counts_line(form: &FormLint, all: bool) -> String {
     parts.join(", ")
 }
 
-fn verdict_cell(p: &ProfileLint, form: Form) -> String {
-    let verdict = p.verdict(form).name().to_owned();
-    if form == Form::Tailored && p.verdict(form) == Verdict::Accepted && !p.adapters.is_empty() {
-        format!("{verdict} (adapter)")
-    } else {
-        verdict
-    }
-}
-
 fn json_report(
     manifest: &Manifest,
     profiles: &[Profile],
@@ -469,9 +460,9 @@ fn write_summary(out: &mut String, reports: &[ToolReport<'_>], args: &LintArgs) 
                 out,
                 "{name:<tool_width$}  {:<provider_width$}  {:<10}  {:<10}  {}",
                 p.profile.name(),
-                verdict_cell(p, Form::Original),
-                verdict_cell(p, Form::Projection),
-                verdict_cell(p, Form::Tailored),
+                p.verdict_label(Form::Original),
+                p.verdict_label(Form::Projection),
+                p.verdict_label(Form::Tailored),
             );
         }
         if let Some(why) = &r.failed {
@@ -613,7 +604,7 @@ fn write_details<'m>(
             Form::Original if !all => write_original(out, r.tool, p.profile, &listed, shared),
             // What tailoring fixes needs no list: the rules are enough (--all lists them).
             Form::Projection if !all && p.verdict(Form::Tailored) == Verdict::Accepted => {
-                write_rule_names(out, &listed, "tailoring fixes them")
+                write_rule_names(out, &listed, p.form(Form::Tailored))
             }
             _ => write_groups(out, &listed, all),
         }
@@ -737,8 +728,9 @@ fn write_original<'m>(
     }
 }
 
-/// One line: the rules the groups break, with how many places each.
-fn write_rule_names(out: &mut String, groups: &[&Group], note: &str) {
+/// One line: the rules the groups break, with how many places each, split into those the
+/// tailored schema no longer breaks and those it still does (listed with it).
+fn write_rule_names(out: &mut String, groups: &[&Group], tailored: &FormLint) {
     let mut rules: Vec<(&str, usize)> = Vec::new();
     for g in groups {
         match rules.iter_mut().find(|(r, _)| *r == g.finding.rule) {
@@ -746,20 +738,34 @@ fn write_rule_names(out: &mut String, groups: &[&Group], note: &str) {
             None => rules.push((g.finding.rule, 1)),
         }
     }
-    if rules.is_empty() {
-        return;
+    let remains = |rule: &str| tailored.groups.iter().any(|g| g.finding.rule == rule);
+    let names = |keep: bool| -> Vec<String> {
+        rules
+            .iter()
+            .filter(|(r, _)| remains(r) == keep)
+            .map(|(r, n)| {
+                if *n > 1 {
+                    format!("{r} ×{n}")
+                } else {
+                    (*r).to_owned()
+                }
+            })
+            .collect()
+    };
+    let (fixed, kept) = (names(false), names(true));
+    let mut parts = Vec::new();
+    if !fixed.is_empty() {
+        parts.push(format!("{} (tailoring fixes them)", fixed.join(", ")));
     }
-    let names: Vec<String> = rules
-        .iter()
-        .map(|(r, n)| {
-            if *n > 1 {
-                format!("{r} ×{n}")
-            } else {
-                (*r).to_owned()
-            }
-        })
-        .collect();
-    let _ = writeln!(out, "    {} ({note})", names.join(", "));
+    if !kept.is_empty() {
+        parts.push(format!(
+            "{} (still in the tailored schema)",
+            kept.join(", ")
+        ));
+    }
+    if !parts.is_empty() {
+        let _ = writeln!(out, "    {}", parts.join("; "));
+    }
 }
 
 /// The groups of one form, by rule (errors first), each rule once with its places folded.
@@ -851,4 +857,46 @@ fn ollama_line(view: &OllamaView) -> String {
         "loses {} keyword(s), {structural} of them structural",
         view.dropped.len()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemalens::lint::Subject;
+
+    fn groups(profile: Profile, schema: &Value) -> Vec<Group> {
+        let subject = Subject {
+            name: Some("t"),
+            schema,
+        };
+        lint::lint_grouped(profile, &[subject], &[None]).remove(0)
+    }
+
+    /// When the tailored schema is accepted, the projection's findings are named by rule, split
+    /// into what tailoring fixes and what the tailored schema still has.
+    #[test]
+    fn rule_names_say_which_rules_tailoring_leaves() {
+        let projected = groups(
+            Profile::OpenAiStrict,
+            &json!({"type": "object", "properties": {
+                "a": {"type": "string"}, "b": {"type": "string"}, "c": {"description": "any"}
+            }}),
+        );
+        let tailored = FormLint {
+            form: Form::Tailored,
+            failed: None,
+            groups: groups(
+                Profile::OpenAiStrict,
+                &json!({"type": "object", "properties": {"c": {"description": "any"}},
+                        "required": ["c"], "additionalProperties": false}),
+            ),
+        };
+        let listed: Vec<&Group> = projected.iter().collect();
+        let mut out = String::new();
+        write_rule_names(&mut out, &listed, &tailored);
+        assert_eq!(
+            out,
+            "    additional-properties, required-all ×3 (tailoring fixes them); type-required (still in the tailored schema)\n"
+        );
+    }
 }

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
-use schemalens::lint::report::{Form, ProfileLint, Verdict};
+use schemalens::lint::report::{Form, ProfileLint};
 use schemalens::lint::{DropClass, Finding, Group, OllamaView, Profile, Severity, Target};
 use schemalens::pointer;
 
@@ -111,16 +111,7 @@ pub fn summary(groups: &[Group]) -> String {
 pub fn verdicts(report: &ProfileLint) -> String {
     Form::ALL
         .into_iter()
-        .map(|form| {
-            let mut s = format!("{form} {}", report.verdict(form).name());
-            if form == Form::Tailored
-                && report.verdict(form) == Verdict::Accepted
-                && !report.adapters.is_empty()
-            {
-                s.push_str(" (adapter)");
-            }
-            s
-        })
+        .map(|form| format!("{form} {}", report.verdict_label(form)))
         .collect::<Vec<_>>()
         .join(" · ")
 }
