@@ -12,7 +12,9 @@ pub mod validate;
 pub mod watch;
 pub mod why;
 
-pub use projection::{Mode, Options, Projection, ProjectionError, Recursion, project};
+pub use projection::{
+    Mode, OpenBranches, Options, Projection, ProjectionError, Recursion, project,
+};
 
 use lint::Profile;
 use manifest::{SchemaDialect, Tool};

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use schemalens::lint::Profile;
 use schemalens::manifest::ManifestFormat;
-use schemalens::{Mode, Options, Recursion};
+use schemalens::{Mode, OpenBranches, Options, Recursion};
 
 /// Exit codes shared by every subcommand.
 pub mod exit {
@@ -31,6 +31,9 @@ pub mod exit {
     pub const UNSOUND: u8 = 3;
     /// `mcp`: the server could not be reached, failed, or did not speak MCP.
     pub const SERVER: u8 = 4;
+    /// `check`: the original accepts every payload, and the projection rejects some only
+    /// because of a foreign key (`--open-branches declared`): by policy, not a bug.
+    pub const FOREIGN_KEY: u8 = 5;
 }
 
 #[derive(Parser, Debug)]
@@ -101,7 +104,9 @@ pub enum Command {
 
 const CHECK_HELP: &str = "Payloads: JSON files, `-` for standard input, folders (every *.json and *.jsonl in them), .jsonl files (one payload a line, reported by line number). Without payloads, the ones beside the manifest: <stem>.payloads/ (one subfolder per tool name for a manifest with several tools).
 
-Exit codes: 0 the original accepts every payload; 1 the original rejects some; 2 bad usage or input (also when some payload is not readable JSON; the others are still checked and reported); 3 some payload is UNSOUND (the original accepts it, the projection rejects it: a schemalens bug). 3 wins over 2, 2 over 1.";
+Classes: both-accept, both-reject, projection-looser (the original rejects, the projection accepts: a correlation flat mode gives up), foreign-key (the original accepts, the projection rejects only because the payload puts a value under a property its own open alternative does not declare, outside the shape the declaring alternatives give it: the stated exception of --open-branches declared, the default), unsound (any other payload the original accepts and the projection rejects: a schemalens bug).
+
+Exit codes: 0 the original accepts every payload and the projection every one of them; 1 the original rejects some; 2 bad usage or input (also when some payload is not readable JSON; the others are still checked and reported); 3 some payload is UNSOUND; 5 the original accepts every payload and the projection rejects some only as foreign-key (CI that accepts the declared policy can allow 5; --open-branches strict never gives it). 3 wins over 2, 2 over 1, 1 over 5.";
 
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
@@ -128,6 +133,12 @@ pub struct ProjectionArgs {
     /// Do not append "Required when …" / "Only when …" hints to descriptions.
     #[arg(long)]
     pub no_hints: bool,
+    /// Flat mode, a property that some alternatives of a union declare and other, open ones
+    /// only tolerate: declared keeps the declared shape (a foreign value under that name is
+    /// no longer accepted; `check` reports it as foreign-key); strict leaves it unconstrained,
+    /// exactly sound.
+    #[arg(long, value_name = "POLICY", default_value = "declared", value_parser = parse_open_branches)]
+    pub open_branches: OpenBranches,
 }
 
 impl ProjectionArgs {
@@ -137,6 +148,7 @@ impl ProjectionArgs {
             mode: self.mode,
             recursion: self.recursion.unwrap_or(defaults.recursion),
             hints: !self.no_hints,
+            open_branches: self.open_branches,
             ..defaults
         }
     }
@@ -163,6 +175,10 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
 }
 
 fn parse_recursion(s: &str) -> Result<Recursion, String> {
+    s.parse()
+}
+
+fn parse_open_branches(s: &str) -> Result<OpenBranches, String> {
     s.parse()
 }
 

@@ -12,7 +12,7 @@ use schemalens::lint::report::{self, Form, ProfileLint, ToolForms};
 use schemalens::lint::{self, Group, Profile};
 use schemalens::manifest::{self, Manifest, ManifestFormat, Tool};
 use schemalens::watch::ProjectionCache;
-use schemalens::{Mode, Options, Projection};
+use schemalens::{Mode, OpenBranches, Options, Projection};
 
 use super::keys::{Action, Context, Pane};
 use super::lint::PaneLint;
@@ -630,6 +630,7 @@ impl App {
             *index,
             tool,
             projection,
+            &self.options,
             &self.live.payload_texts,
         );
         let at = path
@@ -690,6 +691,7 @@ impl App {
                 *index,
                 tool,
                 p,
+                &self.options,
                 &self.live.payload_texts,
             ),
             _ => (Vec::new(), None),
@@ -1205,6 +1207,43 @@ impl App {
             self.select_payload(i);
         }
         self.message = Some(format!("projected again in {mode} mode"));
+    }
+
+    /// Projects again under the other open-branches policy. Both trees keep their shape
+    /// (only joined properties change), so folds and the selection stay where they were.
+    fn set_open_branches(&mut self, policy: OpenBranches) {
+        self.options.open_branches = policy;
+        let Some(view) = self.view.take() else { return };
+        let side = self.active_side();
+        let other = side.other();
+        let selected_of = |s: Side| {
+            view.pane(s)
+                .selected()
+                .map(|id| view.pane(s).tree.node(id).pointer.clone())
+        };
+        let kept = Kept {
+            side,
+            selected: selected_of(side).unwrap_or_default(),
+            opened: [
+                view.panes[0].opened_pointers(),
+                view.panes[1].opened_pointers(),
+            ],
+            other: selected_of(other).map(|p| (other, p)),
+            states: None,
+        };
+        self.view = self.build_view(view.entry, Some(kept));
+        self.link_from(side);
+        if let Some(i) = self.payload {
+            self.select_payload(i);
+        }
+        let note = match (policy, self.options.mode) {
+            (_, Mode::Inline) => " (it matters in flat mode only)",
+            (OpenBranches::Declared, Mode::Flat) => {
+                ": declared shapes kept, foreign values rejected"
+            }
+            (OpenBranches::Strict, Mode::Flat) => ": exactly sound, tolerated names unconstrained",
+        };
+        self.message = Some(format!("open branches {policy}{note}"));
     }
 
     fn search_step(&mut self, forward: bool) {
@@ -1725,6 +1764,13 @@ pub fn update(app: &mut App, action: Action) {
                 Mode::Flat => Mode::Inline,
             };
             app.set_mode(mode);
+        }
+        Action::ToggleOpenBranches => {
+            let policy = match app.options.open_branches {
+                OpenBranches::Declared => OpenBranches::Strict,
+                OpenBranches::Strict => OpenBranches::Declared,
+            };
+            app.set_open_branches(policy);
         }
         Action::Search => {
             if !in_tree {

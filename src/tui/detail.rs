@@ -57,7 +57,7 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     if app.detail_of == DetailOf::Payload && matches!(app.focus, Pane::Payloads | Pane::Detail) {
         return match app.payload_row() {
             Some(row) => {
-                let mut lines = payloads::detail_lines(row, app.options.mode, theme);
+                let mut lines = payloads::detail_lines(row, &app.options, theme);
                 if let Some((_, tool)) = app.view.as_ref().and_then(|v| app.tool(v.entry)) {
                     lines.extend(super::server::call_lines(app, &tool.name, row));
                 }

@@ -59,6 +59,8 @@ pub enum Action {
     ExpandAll,
     CollapseAll,
     ToggleMode,
+    /// Switch `--open-branches` declared / strict.
+    ToggleOpenBranches,
     Search,
     NextMatch,
     PrevMatch,
@@ -250,6 +252,7 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Global, &[k(']')], A::NextTool, "show the next tool", None),
     b(S::Global, &[k('[')], A::PrevTool, "show the previous tool", None),
     b(S::Global, &[k('m')], A::ToggleMode, "switch inline / flat mode and project again", Some("mode")),
+    b(S::Global, &[k('o')], A::ToggleOpenBranches, "switch open branches declared / strict (flat mode) and project again", Some("branches")),
     b(S::Global, &[k('p')], A::CycleProfile, "cycle the provider lint: none → each profile → none", Some("provider")),
     b(S::Global, &[k('L')], A::LintList, "lint list: verdicts, then findings; Enter goes to a finding's node", Some("lint")),
     b(S::Global, &[k('D')], A::Changes, "changes since the file was opened (--diff: since OLD), with witnesses", Some("changes")),

@@ -6,6 +6,7 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, List, ListItem, Paragraph, Wrap};
+use schemalens::Mode;
 use schemalens::lint::Severity;
 use schemalens::projection::Detail;
 use tui_tree_widget::{Tree, TreeState};
@@ -237,7 +238,7 @@ fn render_payloads(app: &App, frame: &mut Frame, area: Rect) {
     let items: Vec<ListItem> = rows
         .iter()
         .map(|r| {
-            let mut line = super::payloads::row_line(r, app.options.mode, theme);
+            let mut line = super::payloads::row_line(r, &app.options, theme);
             if let Some(mark) = tool.and_then(|t| super::server::row_mark(app, t, r)) {
                 // After the two schema verdicts: the server's own.
                 line.spans.insert(1, mark);
@@ -568,6 +569,13 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         }
         spans.push(Span::raw(" │ "));
         spans.push(Span::styled(app.options.mode.to_string(), theme.heading()));
+        if app.options.mode == Mode::Flat {
+            spans.push(Span::raw(" · "));
+            spans.push(Span::styled(
+                app.options.open_branches.to_string(),
+                theme.heading(),
+            ));
+        }
         if let Some(profile) = app.profile {
             spans.push(Span::raw(" │ lint "));
             spans.push(Span::styled(profile.name(), theme.heading()));

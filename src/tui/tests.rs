@@ -964,7 +964,7 @@ fn payload_panel_shows_each_class() {
     let rows = &app.view.as_ref().unwrap().payloads;
     assert_eq!(rows.len(), 13);
     assert!(
-        rows.iter().all(|r| r.agrees(Mode::Flat) == Some(true)),
+        rows.iter().all(|r| r.agrees(&app.options) == Some(true)),
         "every sample payload is what its name says"
     );
     for (name, snapshot) in [

@@ -750,10 +750,24 @@ mod tests {
     }
 
     #[test]
+    fn an_open_alternative_keeps_the_declared_shape_by_default() {
+        let p = project(&user_op(false), &Options::flat()).unwrap();
+        assert_eq!(
+            skeleton(&p),
+            json!({"op": {"action": "create", "name": ""}})
+        );
+    }
+
+    #[test]
     fn an_unconstrained_join_asks_the_original() {
-        // Open alternatives: `delete` accepts any `name`, so the join leaves it `{}`.
+        // Open alternatives under `strict`: `delete` accepts any `name`, so the join leaves
+        // it `{}`.
         let original = user_op(false);
-        let p = project(&original, &Options::flat()).unwrap();
+        let options = Options {
+            open_branches: crate::OpenBranches::Strict,
+            ..Options::flat()
+        };
+        let p = project(&original, &options).unwrap();
         assert_eq!(
             p.schema.pointer("/properties/op/properties/name/type"),
             None,
