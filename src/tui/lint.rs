@@ -324,6 +324,12 @@ pub fn list_height(size: Rect) -> usize {
 pub fn keep_visible(view: &ToolView, selected: usize, offset: usize, height: usize) -> usize {
     let row = row_of(view, selected);
     let height = height.max(1);
+    if selected + 1 >= count(view) {
+        // The last finding: the rows after it (the tailored schema's heading, adapters and
+        // "nothing to report") can be selected no other way, so the end comes into view.
+        let end = rows(view).len().saturating_sub(height);
+        return end.min(row).max(row.saturating_sub(height - 1));
+    }
     if row < offset + 1 {
         // Back near the top: show the verdicts too.
         let above = row.saturating_sub(1);
