@@ -926,10 +926,15 @@ fn gemini_sees_tuples_and_integer_tags() {
         .filter(|f| f.is_error())
         .map(|f| (f.rule, f.pointer.as_str(), f.message.as_str()))
         .collect();
-    assert_eq!(errors.len(), 4, "{errors:#?}");
+    assert_eq!(errors.len(), 5, "{errors:#?}");
     assert_eq!(
         (errors[0].0, errors[0].1),
         ("items-tuple", "/properties/pair")
+    );
+    // An enum on an integer is refused whatever its values say.
+    assert_eq!(
+        (errors[4].0, errors[4].1),
+        ("enum-type", "/properties/level")
     );
     assert!(
         errors[0].2.contains("a list of 2 schemas"),
@@ -943,6 +948,39 @@ fn gemini_sees_tuples_and_integer_tags() {
         );
         assert!(errors[i + 1].2.starts_with(&format!("Enum value {value} ")));
     }
+}
+
+/// Gemini takes an enum on a string, whichever case its type is written in, and on an integer
+/// or number written with `format: enum` (as its SDK documents); an untyped enum, as tailoring a
+/// `const` leaves it, is refused.
+#[test]
+fn gemini_enum_type_follows_the_documented_forms() {
+    let enum_type = |property: Value| {
+        lint::lint_schema(Profile::Gemini, &object(json!({"x": property})))
+            .into_iter()
+            .filter(|f| f.rule == "enum-type")
+            .map(|f| f.severity)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(enum_type(json!({"type": "string", "enum": ["a"]})), []);
+    assert_eq!(enum_type(json!({"type": "STRING", "enum": ["a"]})), []);
+    assert_eq!(
+        enum_type(json!({"type": "integer", "format": "enum", "enum": ["1", "2"]})),
+        []
+    );
+    assert_eq!(
+        enum_type(json!({"type": "NUMBER", "format": "enum", "enum": ["1.5"]})),
+        []
+    );
+    assert_eq!(enum_type(json!({"enum": ["workspace"]})), [Severity::Error]);
+    assert_eq!(
+        enum_type(json!({"type": "integer", "enum": [1]})),
+        [Severity::Error]
+    );
+    assert_eq!(
+        enum_type(json!({"type": "boolean", "format": "enum", "enum": [true]})),
+        [Severity::Error]
+    );
 }
 
 fn gemini_ok_closed() -> Value {
@@ -1329,6 +1367,40 @@ fn projection_findings_are_grouped_by_the_original_node() {
     assert!(linted.unresolved.is_empty(), "{:#?}", linted.unresolved);
 }
 
+/// An accepted tailored schema says what it still asks of the user: its warnings.
+#[test]
+fn an_accepted_verdict_counts_the_warnings_left() {
+    use lint::report::{Form, FormLint, ProfileLint};
+    let schema = object(json!({"x": {"description": "anything"}}));
+    let subject = Subject {
+        name: Some("t"),
+        schema: &schema,
+    };
+    let groups = lint::lint_grouped(Profile::Gemini, &[subject], &[None]).remove(0);
+    assert!(
+        groups.iter().any(|g| g.finding.rule == "node-type"),
+        "{groups:#?}"
+    );
+    let form = |form| FormLint {
+        form,
+        failed: None,
+        groups: groups.clone(),
+    };
+    let linted = ProfileLint {
+        profile: Profile::Gemini,
+        forms: [
+            form(Form::Original),
+            form(Form::Projection),
+            form(Form::Tailored),
+        ],
+        adapters: Vec::new(),
+        unresolved: Vec::new(),
+    };
+    assert_eq!(linted.verdict_label(Form::Tailored), "accepted (1 warning)");
+    // The other forms answer the question alone: they are not what gets sent.
+    assert_eq!(linted.verdict_label(Form::Original), "accepted");
+}
+
 #[test]
 fn a_tool_that_cannot_be_projected_is_reported_failed() {
     let tool = tool_of(&json!({
@@ -1499,6 +1571,12 @@ fn cli_answers_first_and_exits_on_the_tailored_verdict() {
     );
     assert!(
         text.contains("payload adapter: null-for-absent at #/properties/op"),
+        "{text}"
+    );
+    // What tailoring fixes in the projection is named, not listed again (the tailored schema
+    // is accepted); --all lists it.
+    assert!(
+        text.contains("  projection  rejected: 3 errors, 0 warnings\n    required-all ×3 (tailoring fixes them)\n"),
         "{text}"
     );
 
@@ -1700,6 +1778,63 @@ fn cli_text_folds_long_lists() {
     let all = text(true);
     assert!(!all.contains("more (--all lists them)"), "{all}");
     assert!(all.lines().count() > folded.lines().count());
+}
+
+/// Servers generated from one OpenAPI document give every tool the same `$defs`: what is wrong
+/// in a definition is listed for the first tool that has it, and counted for the others.
+#[test]
+fn cli_lists_findings_in_shared_definitions_once() {
+    let tool = |name: &str, shared: Value| {
+        json!({"name": name, "inputSchema": {
+            "type": "object",
+            "properties": {"v": {"$ref": "#/$defs/Shared"}},
+            "required": ["v"], "additionalProperties": false,
+            "$defs": {"Shared": shared}
+        }})
+    };
+    let union = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+    let other = json!({"oneOf": [{"type": "string"}, {"type": "boolean"}]});
+    let file = temp_schema(&json!({"tools": [
+        tool("first", union.clone()),
+        tool("second", union),
+        tool("third", other),
+    ]}));
+    let run = |all: bool| {
+        let mut cmd = schemalens();
+        cmd.args(["lint", "--provider", "openai-strict"]);
+        if all {
+            cmd.arg("--all");
+        }
+        String::from_utf8(cmd.arg(file.path()).output().unwrap().stdout).unwrap()
+    };
+    let section = |text: &str, name: &str| -> String {
+        let start = text
+            .find(&format!("== {name} · "))
+            .unwrap_or_else(|| panic!("no section for {name}: {text}"));
+        let rest = &text[start + 3..];
+        rest[..rest.find("\n== ").unwrap_or(rest.len())].to_owned()
+    };
+    let text = run(false);
+    assert!(
+        section(&text, "first").contains("#/$defs/Shared/oneOf"),
+        "{text}"
+    );
+    let second = section(&text, "second");
+    assert!(!second.contains("#/$defs/Shared/oneOf"), "{second}");
+    assert!(
+        second.contains("and 1 finding in 1 definition identical to first's, listed there (#/$defs/Shared; --all repeats them)"),
+        "{second}"
+    );
+    // A definition of the same name that says something else is listed.
+    assert!(
+        section(&text, "third").contains("#/$defs/Shared/oneOf"),
+        "{text}"
+    );
+    let all = run(true);
+    assert!(
+        section(&all, "second").contains("#/$defs/Shared/oneOf"),
+        "{all}"
+    );
 }
 
 /// A tool that cannot be projected does not hide the others.

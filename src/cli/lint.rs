@@ -1,6 +1,7 @@
 //! `schemalens lint`: would each provider accept the original, the projection and the tailored
 //! schema, and why not; findings grouped by the original node they come from.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use clap::Args;
@@ -28,7 +29,7 @@ pub const LINT_HELP: &str = "Providers (--provider, repeat or comma-separate):
 
 Default providers, from the input: an OpenAI tool list is linted for openai-strict when any tool sets `strict: true`, else for openai (Responses-API tools are strict unless they say otherwise: pass --provider openai-strict); Anthropic tools likewise for anthropic-strict or anthropic; Gemini declarations for gemini (`parameters`) and/or gemini-jsonschema (`parametersJsonSchema`), as they are written. A bare schema is linted for openai-strict, gemini, anthropic and ollama, the destinations that disagree most; an MCP tools/list result for mcp and those four. With --tool, rules about the tool list (unique names, per-request limits) see that tool alone.
 
-Output: first one line per tool and provider saying whether the provider accepts the original schema, its projection, and the tailored schema (what `schemalens project --provider NAME` sends; `(adapter)`: payloads go through the tailoring's adapter, which `check --provider` applies). Then, per tool and provider, the findings behind each verdict, one group per original node: a definition inlined N times is one finding `×N copies` (JSON: `copies` and the copies' `pointers`). Long lists are folded with a count; --all lists every place and info-level findings, and puts every copy's pointer in the JSON. Findings marked [unconfirmed] rest on second-hand reports.
+Output: first one line per tool and provider saying whether the provider accepts the original schema, its projection, and the tailored schema (what `schemalens project --provider NAME` sends; `(adapter)`: payloads go through the tailoring's adapter, which `check --provider` applies). Then, per tool and provider, the findings behind each verdict, one group per original node: a definition inlined N times is one finding `×N copies` (JSON: `copies` and the copies' `pointers`). Long lists are folded with a count, and so is what is already said: the projection's findings are named by rule only when the tailored schema is accepted, and findings in a definition identical to one listed for an earlier tool are counted. --all lists every place, every repeat and info-level findings, and puts every copy's pointer in the JSON. Findings marked [unconfirmed] rest on second-hand reports.
 
 Exit codes: 0 every linted provider accepts every tool's tailored schema (the form --fail-on names: original, projection or tailored); 1 some provider still rejects it; 2 bad usage or input (also when some tool cannot be projected; the others are still reported). 2 wins over 1.";
 
@@ -266,15 +267,6 @@ fn counts_line(form: &FormLint, all: bool) -> String {
     parts.join(", ")
 }
 
-fn verdict_cell(p: &ProfileLint, form: Form) -> String {
-    let verdict = p.verdict(form).name().to_owned();
-    if form == Form::Tailored && p.verdict(form) == Verdict::Accepted && !p.adapters.is_empty() {
-        format!("{verdict} (adapter)")
-    } else {
-        verdict
-    }
-}
-
 fn json_report(
     manifest: &Manifest,
     profiles: &[Profile],
@@ -428,9 +420,10 @@ fn text_report(
     let mut out = String::new();
     let _ = writeln!(out, "{}: {mode} mode", manifest.origin);
     write_summary(&mut out, reports, args);
+    let mut shown = SharedDefinitions::default();
     for r in reports {
         for p in &r.profiles {
-            write_details(&mut out, r, p, args.all);
+            write_details(&mut out, r, p, args.all, &mut shown);
         }
     }
     out.trim_end().to_owned()
@@ -467,9 +460,9 @@ fn write_summary(out: &mut String, reports: &[ToolReport<'_>], args: &LintArgs) 
                 out,
                 "{name:<tool_width$}  {:<provider_width$}  {:<10}  {:<10}  {}",
                 p.profile.name(),
-                verdict_cell(p, Form::Original),
-                verdict_cell(p, Form::Projection),
-                verdict_cell(p, Form::Tailored),
+                p.verdict_label(Form::Original),
+                p.verdict_label(Form::Projection),
+                p.verdict_label(Form::Tailored),
             );
         }
         if let Some(why) = &r.failed {
@@ -520,7 +513,51 @@ fn clip(s: &str, width: usize) -> String {
 }
 
 /// What is behind one tool's verdicts for one provider; nothing when there is nothing to say.
-fn write_details(out: &mut String, r: &ToolReport<'_>, p: &ProfileLint, all: bool) {
+/// Definitions whose findings were already listed, per profile, with the tool they were listed
+/// for. Servers generated from one OpenAPI document give every tool the same `$defs`: their
+/// findings are listed once, not once per tool.
+#[derive(Default)]
+struct SharedDefinitions<'m> {
+    listed: HashMap<(Profile, String), (&'m str, &'m Value)>,
+}
+
+impl<'m> SharedDefinitions<'m> {
+    /// The tool that `tool`'s definition at `at` was listed for, when it is the same schema.
+    fn listed_for(
+        &self,
+        profile: Profile,
+        tool: &schemalens::manifest::Tool,
+        at: &str,
+    ) -> Option<&'m str> {
+        let (name, listed) = self.listed.get(&(profile, at.to_owned()))?;
+        (tool.schema.pointer(at) == Some(*listed)).then_some(*name)
+    }
+
+    fn remember(&mut self, profile: Profile, tool: &'m schemalens::manifest::Tool, at: &str) {
+        if let Some(value) = tool.schema.pointer(at) {
+            self.listed
+                .entry((profile, at.to_owned()))
+                .or_insert((tool.name.as_str(), value));
+        }
+    }
+}
+
+/// `/$defs/Name` for a pointer inside a definition (`/$defs/Name/properties/x`).
+fn definition_of(at: &str) -> Option<&str> {
+    let rest = at
+        .strip_prefix("/$defs/")
+        .or_else(|| at.strip_prefix("/definitions/"))?;
+    let name_len = rest.find('/').unwrap_or(rest.len());
+    Some(&at[..at.len() - rest.len() + name_len])
+}
+
+fn write_details<'m>(
+    out: &mut String,
+    r: &ToolReport<'m>,
+    p: &ProfileLint,
+    all: bool,
+    shared: &mut SharedDefinitions<'m>,
+) {
     let listed = |form: &FormLint| {
         form.groups
             .iter()
@@ -558,7 +595,19 @@ fn write_details(out: &mut String, r: &ToolReport<'_>, p: &ProfileLint, all: boo
         if form.form == Form::Tailored {
             write_tailoring(out, p, all);
         }
-        write_groups(out, form, all);
+        let listed: Vec<&Group> = form
+            .groups
+            .iter()
+            .filter(|g| all || g.finding.severity != Severity::Info)
+            .collect();
+        match form.form {
+            Form::Original if !all => write_original(out, r.tool, p.profile, &listed, shared),
+            // What tailoring fixes needs no list: the rules are enough (--all lists them).
+            Form::Projection if !all && p.verdict(Form::Tailored) == Verdict::Accepted => {
+                write_rule_names(out, &listed, p.form(Form::Tailored))
+            }
+            _ => write_groups(out, &listed, all),
+        }
     }
     if let Some(views) = &r.ollama
         && p.profile == Profile::Ollama
@@ -627,14 +676,102 @@ fn copies_and_origin(copies: usize, origins: &[String], at: &str) -> String {
     s
 }
 
+/// The original's groups, except those inside a definition already listed for an earlier tool
+/// (the same schema under the same name): those are counted and named.
+fn write_original<'m>(
+    out: &mut String,
+    tool: &'m schemalens::manifest::Tool,
+    profile: Profile,
+    groups: &[&Group],
+    shared: &mut SharedDefinitions<'m>,
+) {
+    let mut own = Vec::new();
+    let mut elsewhere: Vec<(&str, &str)> = Vec::new();
+    let mut repeated = 0;
+    for &g in groups {
+        let at = definition_of(&g.finding.pointer);
+        match at.and_then(|at| Some((at, shared.listed_for(profile, tool, at)?))) {
+            Some((at, listed_for)) => {
+                repeated += 1;
+                if !elsewhere.iter().any(|(d, _)| *d == at) {
+                    elsewhere.push((at, listed_for));
+                }
+            }
+            None => own.push(g),
+        }
+    }
+    write_groups(out, &own, false);
+    for &g in &own {
+        if let Some(at) = definition_of(&g.finding.pointer) {
+            shared.remember(profile, tool, at);
+        }
+    }
+    if repeated > 0 {
+        let mut tools: Vec<&str> = elsewhere.iter().map(|(_, t)| *t).collect();
+        tools.dedup();
+        let mut names: Vec<String> = elsewhere
+            .iter()
+            .take(PLACES_SHOWN)
+            .map(|(d, _)| format!("#{d}"))
+            .collect();
+        if elsewhere.len() > PLACES_SHOWN {
+            names.push(format!("+{}", elsewhere.len() - PLACES_SHOWN));
+        }
+        let _ = writeln!(
+            out,
+            "    and {} in {} identical to {}'s, listed there ({}; --all repeats them)",
+            plural(repeated, "finding"),
+            plural(elsewhere.len(), "definition"),
+            tools.join("'s, "),
+            names.join(", ")
+        );
+    }
+}
+
+/// One line: the rules the groups break, with how many places each, split into those the
+/// tailored schema no longer breaks and those it still does (listed with it).
+fn write_rule_names(out: &mut String, groups: &[&Group], tailored: &FormLint) {
+    let mut rules: Vec<(&str, usize)> = Vec::new();
+    for g in groups {
+        match rules.iter_mut().find(|(r, _)| *r == g.finding.rule) {
+            Some((_, n)) => *n += 1,
+            None => rules.push((g.finding.rule, 1)),
+        }
+    }
+    let remains = |rule: &str| tailored.groups.iter().any(|g| g.finding.rule == rule);
+    let names = |keep: bool| -> Vec<String> {
+        rules
+            .iter()
+            .filter(|(r, _)| remains(r) == keep)
+            .map(|(r, n)| {
+                if *n > 1 {
+                    format!("{r} ×{n}")
+                } else {
+                    (*r).to_owned()
+                }
+            })
+            .collect()
+    };
+    let (fixed, kept) = (names(false), names(true));
+    let mut parts = Vec::new();
+    if !fixed.is_empty() {
+        parts.push(format!("{} (tailoring fixes them)", fixed.join(", ")));
+    }
+    if !kept.is_empty() {
+        parts.push(format!(
+            "{} (still in the tailored schema)",
+            kept.join(", ")
+        ));
+    }
+    if !parts.is_empty() {
+        let _ = writeln!(out, "    {}", parts.join("; "));
+    }
+}
+
 /// The groups of one form, by rule (errors first), each rule once with its places folded.
-fn write_groups(out: &mut String, form: &FormLint, all: bool) {
+fn write_groups(out: &mut String, groups: &[&Group], all: bool) {
     let mut rules: Vec<(Severity, &str, Vec<&Group>)> = Vec::new();
-    for g in form
-        .groups
-        .iter()
-        .filter(|g| all || g.finding.severity != Severity::Info)
-    {
+    for &g in groups {
         let f = &g.finding;
         match rules
             .iter_mut()
@@ -659,7 +796,7 @@ fn write_groups(out: &mut String, form: &FormLint, all: bool) {
             format!("  {}", plural(groups.len(), "place"))
         } else {
             format!(
-                "  {} ({copies} in the projection)",
+                "  {} ({copies} with the inlined copies)",
                 plural(groups.len(), "place")
             )
         };
@@ -720,4 +857,46 @@ fn ollama_line(view: &OllamaView) -> String {
         "loses {} keyword(s), {structural} of them structural",
         view.dropped.len()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemalens::lint::Subject;
+
+    fn groups(profile: Profile, schema: &Value) -> Vec<Group> {
+        let subject = Subject {
+            name: Some("t"),
+            schema,
+        };
+        lint::lint_grouped(profile, &[subject], &[None]).remove(0)
+    }
+
+    /// When the tailored schema is accepted, the projection's findings are named by rule, split
+    /// into what tailoring fixes and what the tailored schema still has.
+    #[test]
+    fn rule_names_say_which_rules_tailoring_leaves() {
+        let projected = groups(
+            Profile::OpenAiStrict,
+            &json!({"type": "object", "properties": {
+                "a": {"type": "string"}, "b": {"type": "string"}, "c": {"description": "any"}
+            }}),
+        );
+        let tailored = FormLint {
+            form: Form::Tailored,
+            failed: None,
+            groups: groups(
+                Profile::OpenAiStrict,
+                &json!({"type": "object", "properties": {"c": {"description": "any"}},
+                        "required": ["c"], "additionalProperties": false}),
+            ),
+        };
+        let listed: Vec<&Group> = projected.iter().collect();
+        let mut out = String::new();
+        write_rule_names(&mut out, &listed, &tailored);
+        assert_eq!(
+            out,
+            "    additional-properties, required-all ×3 (tailoring fixes them); type-required (still in the tailored schema)\n"
+        );
+    }
 }

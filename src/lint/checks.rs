@@ -133,6 +133,16 @@ fn is_object(schema: &Value) -> bool {
     has_type(schema, "object") || (!map.contains_key("type") && map.contains_key("properties"))
 }
 
+/// Whether Gemini takes an `enum` on this schema: a string (its `Type` is written either case),
+/// or an integer or number with `format: enum`, as its SDK documents integer enums.
+fn enum_type_taken(map: &Map<String, Value>) -> bool {
+    let kind = map.get("type").and_then(Value::as_str).unwrap_or_default();
+    let as_enum = map.get("format").and_then(Value::as_str) == Some("enum");
+    kind.eq_ignore_ascii_case("string")
+        || (as_enum
+            && (kind.eq_ignore_ascii_case("integer") || kind.eq_ignore_ascii_case("number")))
+}
+
 fn is_array(schema: &Value) -> bool {
     has_type(schema, "array")
 }
@@ -364,7 +374,7 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
         }
         Check::EnumOnNonString => {
             for (node, map) in objects(cx) {
-                if map.contains_key("enum") && map.get("type") != Some(&Value::from("string")) {
+                if map.contains_key("enum") && !enum_type_taken(map) {
                     let detail = map
                         .get("type")
                         .map(short_json)

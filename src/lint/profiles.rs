@@ -622,9 +622,9 @@ static GEMINI: &[LintRule] = &[
     ),
     rule(
         "enum-type",
-        Warn,
+        Error,
         Check::EnumOnNonString,
-        "`enum` on a schema whose type is {detail}; Gemini has refused enums outside `type: STRING` (its SDK documents integer enums written as strings with `format: enum`).",
+        "`enum` on a schema whose type is {detail}; Gemini refuses enums outside `type: STRING` (its SDK documents integer enums written as strings with `format: enum` on an integer or number).",
         Some("function declaration enum only allowed for STRING type"),
         true,
         "https://github.com/anomalyco/opencode/pull/12911, https://github.com/decolua/9router/pull/380",

@@ -140,6 +140,30 @@ impl ProfileLint {
     pub fn verdict(&self, form: Form) -> Verdict {
         self.form(form).verdict()
     }
+
+    /// The verdict as the user reads it: `accepted (adapter, 2 warnings)` when the tailored
+    /// schema passes but still asks something of them (payloads through its adapter, warnings
+    /// to read).
+    pub fn verdict_label(&self, form: Form) -> String {
+        let verdict = self.verdict(form).name();
+        if form != Form::Tailored || self.verdict(form) != Verdict::Accepted {
+            return verdict.to_owned();
+        }
+        let mut notes = Vec::new();
+        if !self.adapters.is_empty() {
+            notes.push("adapter".to_owned());
+        }
+        match self.form(form).counts()[1] {
+            0 => {}
+            1 => notes.push("1 warning".to_owned()),
+            n => notes.push(format!("{n} warnings")),
+        }
+        if notes.is_empty() {
+            verdict.to_owned()
+        } else {
+            format!("{verdict} ({})", notes.join(", "))
+        }
+    }
 }
 
 /// One tool as the report receives it.

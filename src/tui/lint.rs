@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
-use schemalens::lint::report::{Form, ProfileLint, Verdict};
+use schemalens::lint::report::{Form, ProfileLint};
 use schemalens::lint::{DropClass, Finding, Group, OllamaView, Profile, Severity, Target};
 use schemalens::pointer;
 
@@ -111,16 +111,7 @@ pub fn summary(groups: &[Group]) -> String {
 pub fn verdicts(report: &ProfileLint) -> String {
     Form::ALL
         .into_iter()
-        .map(|form| {
-            let mut s = format!("{form} {}", report.verdict(form).name());
-            if form == Form::Tailored
-                && report.verdict(form) == Verdict::Accepted
-                && !report.adapters.is_empty()
-            {
-                s.push_str(" (adapter)");
-            }
-            s
-        })
+        .map(|form| format!("{form} {}", report.verdict_label(form)))
         .collect::<Vec<_>>()
         .join(" · ")
 }
@@ -333,6 +324,12 @@ pub fn list_height(size: Rect) -> usize {
 pub fn keep_visible(view: &ToolView, selected: usize, offset: usize, height: usize) -> usize {
     let row = row_of(view, selected);
     let height = height.max(1);
+    if selected + 1 >= count(view) {
+        // The last finding: the rows after it (the tailored schema's heading, adapters and
+        // "nothing to report") can be selected no other way, so the end comes into view.
+        let end = rows(view).len().saturating_sub(height);
+        return end.min(row).max(row.saturating_sub(height - 1));
+    }
     if row < offset + 1 {
         // Back near the top: show the verdicts too.
         let above = row.saturating_sub(1);

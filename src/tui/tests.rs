@@ -1337,6 +1337,30 @@ fn lint_list_scrolls_with_its_selection() {
     ));
 }
 
+/// The tailored schema's rows come after the last finding and cannot be selected: going to the
+/// last finding brings them into view.
+#[test]
+fn lint_list_end_shows_the_tailored_schema() {
+    let mut app = lint_app(Profile::OpenAiStrict, PLAIN, 100, 16);
+    keys(&mut app, "Lg");
+    let view = app.view.as_ref().unwrap();
+    let rows = super::lint::rows(view).len();
+    let height = super::lint::list_height(app.size);
+    assert!(rows > height, "{rows} rows fit in {height}");
+    assert!(!screen(&app).contains("Tailored for openai-strict"));
+    keys(&mut app, "G");
+    let text = screen(&app);
+    assert!(text.contains("▸ "), "the selected row is on screen: {text}");
+    assert!(
+        text.contains("Tailored for openai-strict — accepted — no findings"),
+        "{text}"
+    );
+    assert!(
+        text.contains("nothing to report for openai-strict"),
+        "{text}"
+    );
+}
+
 #[test]
 fn detail_pane_quotes_the_provider() {
     let mut app = lint_app(Profile::OpenAiStrict, PLAIN, 120, 40);
