@@ -497,7 +497,10 @@ fn mutated_samples_never_panic_or_hang() {
 }
 
 /// Minimal forms of what these properties found, each once a panic or a hang.
-const MINIMAL_CASES: &[(&str, &str)] = &[];
+const MINIMAL_CASES: &[(&str, &str)] = &[(
+    "allOf merge met a number where a property schema belongs (panicked in conjoin)",
+    r##"{"type":"object","properties":{"pet":{"oneOf":[{"$ref":"#/$defs/Cat"},{"$ref":"#/$defs/Dog"}]}},"$defs":{"Pet":{"type":"object","properties":{"petType":{"type":"string"}}},"Cat":{"allOf":[{"$ref":"#/$defs/Pet"},{"type":"object","properties":{"petType":0}}]},"Dog":{"allOf":[{"$ref":"#/$defs/Pet"},{"type":"object","properties":{"petType":{"const":"dog"}}}]}}}"##,
+)];
 
 #[test]
 fn minimal_cases_stay_fixed() {
