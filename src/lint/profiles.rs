@@ -354,7 +354,7 @@ static OPENAI_STRICT: &[LintRule] = &[
         "required-all",
         Error,
         Check::AllRequired,
-        "Strict mode needs every property listed in `required`; `{detail}` is optional here (strict schemas express optional as required-and-nullable).",
+        "`{detail}` is optional here; strict mode needs every property listed in `required` (strict schemas express optional as required-and-nullable).",
         Some(
             "Invalid schema for function '{tool}': In context={context}, 'required' is required to be supplied and to be an array including every key in properties. Missing '{detail}'.",
         ),
