@@ -502,3 +502,25 @@ fn a_foreign_value_below_a_declaring_alternative_of_the_kept_union_is_foreign() 
     let verdict = checker(&s, &options).check(&payload);
     assert_eq!(verdict.class, Class::ForeignKey, "{verdict:#?}");
 }
+
+#[test]
+fn a_foreign_key_of_a_nested_union_joined_again_with_the_outer_one_is_named() {
+    // Found by soundness_props (flat): the create/delete union nested in the outer union joins
+    // first (delete tolerates `id`), then `id` joins again with the other outer alternative's,
+    // which leaves the declared-shape entry on `anyOf/0` of the outer `id`.
+    let s: Value = serde_json::from_str(r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"op":{"anyOf":[{"$ref":"#/$defs/Branch2"},{"type":"object","properties":{"type":{"type":"string","enum":["delete"]}}}]},"also":{"$ref":"#/$defs/Shared0"}},"required":["op"],"$defs":{"Base1":{"type":"object","properties":{"type":{"type":"string"}},"required":["type"]},"Shared0":{"anyOf":[{"anyOf":[{"allOf":[{"$ref":"#/$defs/Base1"},{"type":"object","properties":{"type":{"const":"create"},"id":{"$ref":"#/$defs/Shared0"}},"required":["id"]}]},{"type":"object","properties":{"type":{"const":"delete"}},"patternProperties":{"^x_":{"type":"integer"}}}]},{"type":"object","properties":{"type":{"enum":[1]},"id":{"type":"object","properties":{},"additionalProperties":false}}}]},"Branch2":{"type":"object","properties":{"type":{"type":"string","enum":["create"]},"count":{"type":"string"},"items":{"type":"string"},"value":{"anyOf":[{"type":"object","properties":{"type":{"const":"create"},"value":{"$ref":"#/$defs/Shared0"}},"required":["type","value"]},{"type":"object","properties":{"type":{"const":"delete"}}}]}}}}}"##).unwrap();
+    let payload: Value =
+        serde_json::from_str(r##"{"op":{"type":"create","count":""},"also":{"id":[]}}"##).unwrap();
+    assert!(accepts(&s, &payload));
+    let options = Options::flat();
+    let verdict = checker(&s, &options).check(&payload);
+    assert_eq!(verdict.class, Class::ForeignKey, "{verdict:#?}");
+    assert!(
+        verdict
+            .foreign
+            .iter()
+            .any(|f| f.instance_path == "/also/id" && f.property == "id"),
+        "{:#?}",
+        verdict.foreign
+    );
+}

@@ -143,6 +143,9 @@ fn is_schema(v: &Value) -> bool {
 
 /// Would [`conjoin`] have to drop a keyword of `a` or `b`?
 fn clashes(a: &Value, b: &Value) -> bool {
+    if !is_schema(a) || !is_schema(b) {
+        return true;
+    }
     let (Value::Object(a), Value::Object(b)) = (a, b) else {
         return false;
     };
@@ -159,21 +162,34 @@ fn clashes(a: &Value, b: &Value) -> bool {
 /// The flag tells whether it had to wrap.
 pub(crate) fn conjoin_or_wrap(a: Out, b: Out) -> (Out, bool) {
     if clashes(&a.value, &b.value) {
-        let exact = a.exact && b.exact;
-        let mut out = Out::new(Value::Null, exact);
-        out.adopt(&["allOf", "0"], a.notes);
-        out.adopt(&["allOf", "1"], b.notes);
-        let mut m = Map::new();
-        m.insert("allOf".to_owned(), Value::Array(vec![a.value, b.value]));
-        out.value = Value::Object(m);
-        (out, true)
+        (under_all_of(a, b), true)
     } else {
         (conjoin(a, b).out, false)
     }
 }
 
+/// Both schemas kept as they are, as the two parts of an `allOf`.
+fn under_all_of(a: Out, b: Out) -> Out {
+    let exact = a.exact && b.exact;
+    let mut out = Out::new(Value::Null, exact);
+    out.adopt(&["allOf", "0"], a.notes);
+    out.adopt(&["allOf", "1"], b.notes);
+    let mut m = Map::new();
+    m.insert("allOf".to_owned(), Value::Array(vec![a.value, b.value]));
+    out.value = Value::Object(m);
+    out
+}
+
 /// The conjunction of two schemas, dropping what cannot be combined.
 pub(crate) fn conjoin(mut a: Out, mut b: Out) -> Conj {
+    // A malformed document (a number where a schema belongs) has nothing to merge: both parts
+    // stay, whatever a validator makes of them.
+    if !is_schema(&a.value) || !is_schema(&b.value) {
+        return Conj {
+            out: under_all_of(a, b),
+            dropped: Vec::new(),
+        };
+    }
     match (&a.value, &b.value) {
         (Value::Bool(true), _) => return keep_notes(b, a),
         (_, Value::Bool(true)) => return keep_notes(a, b),
@@ -184,7 +200,7 @@ pub(crate) fn conjoin(mut a: Out, mut b: Out) -> Conj {
     let (Value::Object(am), Value::Object(bm)) =
         (std::mem::take(&mut a.value), std::mem::take(&mut b.value))
     else {
-        unreachable!("non-boolean schemas reaching conjoin are objects")
+        unreachable!("schemas that are not booleans are objects")
     };
     let shape_overlap = |keys: &[&str]| {
         keys.iter().any(|k| am.contains_key(*k)) && keys.iter().any(|k| bm.contains_key(*k))

@@ -580,6 +580,99 @@ mod tests {
         );
     }
 
+    /// Random `$ref` graphs: definitions referring to each other and to the root, through
+    /// unions, `allOf`, properties, items and `$ref`s with siblings, in both drafts.
+    fn reference_graph() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        (1..6usize)
+            .prop_flat_map(|k| {
+                let target = (0..=k).prop_map(move |i| {
+                    if i == k {
+                        "#".to_owned()
+                    } else {
+                        format!("#/$defs/d{i}")
+                    }
+                });
+                let leaf = prop_oneof![
+                    3 => target.clone().prop_map(|r| json!({"$ref": r})),
+                    1 => Just(json!({"type": "string"})),
+                    1 => Just(json!({})),
+                ];
+                let node = leaf.prop_recursive(4, 24, 4, move |inner| {
+                    let name = prop::sample::select(&["a", "b", "c"][..]);
+                    prop_oneof![
+                        prop::collection::vec(inner.clone(), 1..4)
+                            .prop_map(|v| json!({"anyOf": v})),
+                        prop::collection::vec(inner.clone(), 1..4)
+                            .prop_map(|v| json!({"oneOf": v})),
+                        prop::collection::vec(inner.clone(), 1..3)
+                            .prop_map(|v| json!({"allOf": v})),
+                        prop::collection::vec((name, inner.clone()), 1..3).prop_map(|ps| {
+                            let props: serde_json::Map<String, Value> =
+                                ps.into_iter().map(|(n, s)| (n.to_owned(), s)).collect();
+                            json!({"type": "object", "properties": props})
+                        }),
+                        inner
+                            .clone()
+                            .prop_map(|i| json!({"type": "array", "items": i})),
+                        (target.clone(), inner).prop_map(|(r, i)| {
+                            json!({"$ref": r, "description": "d", "properties": {"s": i}})
+                        }),
+                    ]
+                });
+                (prop::collection::vec(node.clone(), k), node, any::<bool>())
+            })
+            .prop_map(|(defs, root, draft07)| {
+                let mut doc = match root {
+                    Value::Object(m) => m,
+                    other => serde_json::Map::from_iter([("allOf".to_owned(), json!([other]))]),
+                };
+                let defs: serde_json::Map<String, Value> = defs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, d)| (format!("d{i}"), d))
+                    .collect();
+                doc.insert("$defs".to_owned(), Value::Object(defs));
+                if draft07 {
+                    doc.insert(
+                        "$schema".to_owned(),
+                        json!("http://json-schema.org/draft-07/schema#"),
+                    );
+                }
+                Value::Object(doc)
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Unit-level I-total as well: every random graph projects or is refused with a
+        /// budget error, and where it projects the estimate was exact.
+        #[test]
+        fn the_estimate_is_exact_on_random_reference_graphs(doc in reference_graph()) {
+            for mode in [Mode::Inline, Mode::Flat] {
+                for recursion in [
+                    Recursion::UpTo(3),
+                    Recursion::Unroll(0),
+                    Recursion::Unroll(2),
+                    Recursion::Keep,
+                ] {
+                    let options = Options { mode, recursion, ..Options::default() };
+                    match counted(&doc, &options) {
+                        Ok(c) => proptest::prop_assert_eq!(
+                            c.emitted, c.estimated, "{} {:?}: {}", mode, recursion, doc
+                        ),
+                        Err(ProjectionError::Budget { .. } | ProjectionError::UnrollTooDeep { .. }) => {}
+                        Err(e) => proptest::prop_assert!(false, "{} {:?}: {}: {}", mode, recursion, e, doc),
+                    }
+                }
+            }
+        }
+    }
+
     /// Sixty recursive properties: each level multiplies by sixty. Its `$defs` form is small,
     /// so it must never be refused; the default lowers the depth, an explicit one is refused
     /// with the depth that fits.

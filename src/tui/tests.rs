@@ -379,6 +379,26 @@ fn bad_json_shows_file_line_and_column() {
     snap("error_bad_json", text);
 }
 
+/// A depth lowered to fit the unrolling budget is the engine's decision, read from its trace:
+/// the projection title says so on every screen, the root's detail says why.
+#[test]
+fn a_lowered_recursion_depth_is_shown() {
+    let mut app = open("expression-tree-pydantic.json", PLAIN, 160, 45);
+    let shown = screen(&app);
+    assert!(shown.contains("↺ depth 1 of 3"), "{shown}");
+    assert!(app.select_pointer(Side::Projection, ""), "the root");
+    let detail = detail_text(&app, 158);
+    assert!(
+        detail.contains("Recursion unrolled to depth 1 instead of 3"),
+        "{detail}"
+    );
+    let quiet = open("recursive-expression.json", PLAIN, 160, 45);
+    assert!(
+        !screen(&quiet).contains("↺ depth"),
+        "not lowered, not shown"
+    );
+}
+
 #[test]
 fn projection_budget_error_names_the_pointer() {
     // Each level doubles: a small ref bomb, with a budget far below its expansion.

@@ -89,7 +89,7 @@ fn foreign_key(
     if !under {
         return None;
     }
-    let union = object_of_property(&entry.at, property)?;
+    let union = object_of_property(joined_property(&entry.at), property)?;
     // A kept recursive union is met again inside a foreign value (its objects there may carry
     // any tag, or one that names no alternative), so the outermost object whose tag names a
     // tolerating alternative explains every error below it. Only without such an object does
@@ -156,6 +156,20 @@ fn objects_at(union: &str, instance: &str, property: &str) -> Vec<String> {
         .map(|k| pointer::join("", tokens[..k - 1].iter().map(String::as_str)))
         .filter(|object| fits(union, object))
         .collect()
+}
+
+/// Where the joined property of an entry is: a nested union joined first, then joined again
+/// with the outer union's alternatives, leaves its entry on one `anyOf` alternative of the
+/// outer join's property.
+fn joined_property(at: &str) -> &str {
+    let mut here = at;
+    while let Some(alternatives) = pointer::parent(here)
+        && here[alternatives.len() + 1..].parse::<usize>().is_ok()
+        && alternatives.ends_with("/anyOf")
+    {
+        here = pointer::parent(alternatives).unwrap_or(here);
+    }
+    here
 }
 
 /// The document locations an evaluation path went through, each `$ref` (local, as a projection
