@@ -214,17 +214,7 @@ fn a_stalled_server_times_out_request_by_request() {
     }
 }
 
-#[test]
-fn an_http_server_that_dies_is_reported() {
-    let mut server = HttpServer::start(&[]);
-    let (session, events) = start(
-        ServerSpec::http(server.url.clone(), vec![]),
-        Config::default(),
-    );
-    events.connected_and_listed();
-    server.kill();
-    session.refresh();
-    // Either the event stream notices first or the listing does: both end the session.
+fn expect_lost(events: &Events) {
     match events.next() {
         McpEvent::Disconnected(failure) => {
             let text = failure.to_string();
@@ -235,6 +225,46 @@ fn an_http_server_that_dies_is_reported() {
         }
         other => panic!("expected Disconnected, got {other:?}"),
     }
+}
+
+#[test]
+fn an_idle_http_session_notices_the_server_is_gone() {
+    let mut server = HttpServer::start(&[]);
+    let (_session, events) = start(
+        ServerSpec::http(server.url.clone(), vec![]),
+        Config::default(),
+    );
+    events.connected_and_listed();
+    server.kill();
+    // No request is made: the server's event stream is what finds out.
+    expect_lost(&events);
+}
+
+#[test]
+fn a_call_to_a_dead_http_server_fails_and_ends_the_session() {
+    let mut server = HttpServer::start(&["--json"]);
+    let (mut session, events) = start(
+        ServerSpec::http(server.url.clone(), vec![]),
+        Config::default(),
+    );
+    events.connected_and_listed();
+    server.kill();
+    let id = session.call("echo", json!({"message": "still there?"}));
+    let mut answered = false;
+    loop {
+        match events.next() {
+            McpEvent::CallDone { id: got, outcome } if got == id => {
+                assert!(outcome.result.is_err());
+                answered = true;
+            }
+            McpEvent::Disconnected(_) => break,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(
+        answered,
+        "the call is answered (with an error) before the end"
+    );
 }
 
 #[test]

@@ -230,8 +230,14 @@ fn error_line(e: &SchemaError, theme: Theme) -> Line<'static> {
     ])
 }
 
-/// The detail pane for a payload: verdicts, errors, lost correlations, the payload itself.
-pub fn detail_lines(row: &PayloadRow, mode: Mode, theme: Theme) -> Vec<Line<'static>> {
+/// The detail pane for a payload: verdicts, errors, lost correlations, then `more` (a live
+/// server's verdict), then the payload itself.
+pub fn detail_lines(
+    row: &PayloadRow,
+    mode: Mode,
+    theme: Theme,
+    more: Vec<Line<'static>>,
+) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let mut head = vec![Span::styled(
         escape(&row.name()).into_owned(),
@@ -315,6 +321,7 @@ pub fn detail_lines(row: &PayloadRow, mode: Mode, theme: Theme) -> Vec<Line<'sta
             )),
         ]));
     }
+    out.extend(more);
     if let Some(value) = &row.value {
         out.push(Line::from(""));
         out.push(Line::styled("payload", theme.heading()));
