@@ -280,3 +280,23 @@ fn arguments_that_are_not_an_object_are_not_sent() {
         other => panic!("expected a usage error, got {other:?}"),
     }
 }
+
+#[test]
+fn session_failures_never_carry_a_header_value() {
+    let server = HttpServer::start(&["--require-header", "X-Api-Key: right-s3cret-value"]);
+    let wrong = "wrong-s3cret-value";
+    let header = schemalens::mcp::Header::parse(&format!("X-Api-Key: {wrong}")).unwrap();
+    let (_session, events) = start(
+        ServerSpec::http(server.url.clone(), vec![header]),
+        Config::default(),
+    );
+    // The fixture's refusal quotes the header it was sent.
+    match events.next() {
+        McpEvent::Disconnected(failure) => {
+            let text = format!("{failure} {failure:?}");
+            assert!(text.contains("401"), "{text}");
+            assert!(!text.contains(wrong), "the header value leaks: {text}");
+        }
+        other => panic!("expected Disconnected, got {other:?}"),
+    }
+}
