@@ -1,6 +1,7 @@
 //! schemalens: why a provider rejects a tool schema, and what a provider-safe projection of it
 //! looks like. This crate owns the engine; the `schemalens` binary is a thin front end.
 
+pub mod diff;
 pub mod lint;
 pub mod manifest;
 pub mod mcp;
@@ -9,8 +10,11 @@ pub mod projection;
 pub mod schema;
 pub mod validate;
 pub mod watch;
+pub mod why;
 
-pub use projection::{Mode, Options, Projection, ProjectionError, Recursion, project};
+pub use projection::{
+    Mode, OpenBranches, Options, Projection, ProjectionError, Recursion, project,
+};
 
 use lint::Profile;
 use manifest::{SchemaDialect, Tool};
@@ -35,4 +39,19 @@ pub fn tailor_tool(
 ) -> Result<Tailored, ProjectionError> {
     let projection = project_tool(tool, options)?;
     Ok(projection::tailor(projection, profile))
+}
+
+/// [`tailor_tool`], reusing `projected`, the tool's projection made with `options` (`None`:
+/// there is none): the lint and the inspector have it already. Tested to give what
+/// [`tailor_tool`] gives, for every profile.
+pub fn tailor_reusing(
+    tool: &Tool,
+    options: &Options,
+    profile: Profile,
+    projected: Option<&Projection>,
+) -> Result<Tailored, ProjectionError> {
+    match projected {
+        Some(projection) => Ok(projection::tailor(projection.clone(), profile)),
+        None => tailor_tool(tool, options, profile),
+    }
 }

@@ -51,9 +51,15 @@ fn payload_files(dir: &Path) -> usize {
     n
 }
 
-/// What a sample payload's name promises, per mode (samples/README.md).
+/// What a sample payload's name promises, per mode, under the default `--open-branches
+/// declared` (samples/README.md).
 fn promised(file_name: &str, class: &str, mode: &str) -> bool {
-    if file_name.starts_with("valid-") {
+    if file_name.starts_with("foreign-key-") {
+        match mode {
+            "flat" => class == "foreign-key",
+            _ => class == "both-accept",
+        }
+    } else if file_name.starts_with("valid-") {
         class == "both-accept"
     } else if file_name.starts_with("invalid-") {
         class == "both-reject"
@@ -551,4 +557,55 @@ fn payload_text_cannot_drive_the_terminal() {
     r.expect_code(1, "check");
     assert!(!r.stdout.contains('\u{9b}'), "{:?}", r.stdout);
     assert!(r.stdout.contains("\\u{9b}31m"), "{}", r.stdout);
+}
+
+const PYDANTIC_DEFAULT: &str = "samples/nested-union-pydantic-default.json";
+
+#[test]
+fn a_foreign_key_is_its_own_class_with_exit_five_and_strict_accepts_it() {
+    let file =
+        "samples/nested-union-pydantic-default.payloads/foreign-key-delete-with-payload-note.json";
+    let valid = "samples/nested-union-pydantic-default.payloads/valid-delete.json";
+    let r = run(&[PYDANTIC_DEFAULT, file, valid, "--format", "json"]);
+    r.expect_code(5, "check");
+    let rows = r.json_array();
+    assert_eq!(rows[0]["class"], "foreign-key");
+    assert_eq!(rows[0]["open_branches"], "declared");
+    let f = &rows[0]["foreign"][0];
+    assert_eq!(f["instance_path"], "/op/payload");
+    assert_eq!(f["property"], "payload");
+    assert_eq!(f["tag"], "delete");
+    assert_eq!(f["tolerating"][0]["from"], "/$defs/DeleteUser");
+    assert_eq!(
+        f["declaring"][0]["from"],
+        "/$defs/CreateUser/properties/payload"
+    );
+    assert_eq!(f["at"], "/properties/op/properties/payload");
+    assert!(rows[0]["unsound"].as_array().unwrap().is_empty());
+    assert!(
+        r.stderr.contains("foreign-key"),
+        "the note on stderr: {}",
+        r.stderr
+    );
+    // Text output names the key, the tolerating and the declaring alternative.
+    let text = run(&[PYDANTIC_DEFAULT, file]);
+    text.expect_code(5, "check");
+    assert!(text.stdout.contains("foreign-key"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains(
+            "`payload` is not declared by its alternative (action = \"delete\", #/$defs/DeleteUser)"
+        ),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains("declared by \"create\" (#/$defs/CreateUser/properties/payload)"),
+        "{}",
+        text.stdout
+    );
+    // Strict accepts it; an invalid payload beside it wins with 1; unsound still wins with 3.
+    run(&[PYDANTIC_DEFAULT, file, "--open-branches", "strict"]).expect_code(0, "check");
+    let invalid = "samples/nested-union-pydantic-default.payloads/invalid-missing-op.json";
+    run(&[PYDANTIC_DEFAULT, file, invalid]).expect_code(1, "check");
 }

@@ -29,6 +29,7 @@ const RULE_IDS: &[&str] = &[
     "nullable-optional",
     "allof-merge",
     "soundness-guard",
+    "open-branch-declared",
 ];
 
 fn options(mode: &str) -> Options {
@@ -132,6 +133,36 @@ fn every_sample_matches_its_snapshot_and_is_deterministic() {
                 first.stdout
             );
         }
+    }
+}
+
+/// `--open-branches strict` is the engine as it was before the policy existed: the
+/// `*__flat-strict` snapshots are byte for byte the `*__flat` snapshots of main just before the
+/// policy landed (42d4c41; the sample added with it has its own). Inline mode has no merged
+/// unions, so the policy changes nothing there.
+#[test]
+fn strict_open_branches_give_exactly_the_output_from_before_the_policy() {
+    for sample in support::samples() {
+        let path = support::relative(&sample);
+        let strict = run(&["project", &path, "--open-branches", "strict"]);
+        strict.expect_code(0, &path);
+        insta::assert_snapshot!(
+            format!("project__{}__flat-strict", support::stem(&sample)),
+            strict.stdout
+        );
+        let inline = run(&["project", &path, "--mode", "inline"]);
+        let inline_strict = run(&[
+            "project",
+            &path,
+            "--mode",
+            "inline",
+            "--open-branches",
+            "strict",
+        ]);
+        assert_eq!(
+            inline.stdout, inline_strict.stdout,
+            "{path}: the policy changed an inline projection"
+        );
     }
 }
 

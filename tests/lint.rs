@@ -926,10 +926,15 @@ fn gemini_sees_tuples_and_integer_tags() {
         .filter(|f| f.is_error())
         .map(|f| (f.rule, f.pointer.as_str(), f.message.as_str()))
         .collect();
-    assert_eq!(errors.len(), 4, "{errors:#?}");
+    assert_eq!(errors.len(), 5, "{errors:#?}");
     assert_eq!(
         (errors[0].0, errors[0].1),
         ("items-tuple", "/properties/pair")
+    );
+    // An enum on an integer is refused whatever its values say.
+    assert_eq!(
+        (errors[4].0, errors[4].1),
+        ("enum-type", "/properties/level")
     );
     assert!(
         errors[0].2.contains("a list of 2 schemas"),
@@ -943,6 +948,39 @@ fn gemini_sees_tuples_and_integer_tags() {
         );
         assert!(errors[i + 1].2.starts_with(&format!("Enum value {value} ")));
     }
+}
+
+/// Gemini takes an enum on a string, whichever case its type is written in, and on an integer
+/// or number written with `format: enum` (as its SDK documents); an untyped enum, as tailoring a
+/// `const` leaves it, is refused.
+#[test]
+fn gemini_enum_type_follows_the_documented_forms() {
+    let enum_type = |property: Value| {
+        lint::lint_schema(Profile::Gemini, &object(json!({"x": property})))
+            .into_iter()
+            .filter(|f| f.rule == "enum-type")
+            .map(|f| f.severity)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(enum_type(json!({"type": "string", "enum": ["a"]})), []);
+    assert_eq!(enum_type(json!({"type": "STRING", "enum": ["a"]})), []);
+    assert_eq!(
+        enum_type(json!({"type": "integer", "format": "enum", "enum": ["1", "2"]})),
+        []
+    );
+    assert_eq!(
+        enum_type(json!({"type": "NUMBER", "format": "enum", "enum": ["1.5"]})),
+        []
+    );
+    assert_eq!(enum_type(json!({"enum": ["workspace"]})), [Severity::Error]);
+    assert_eq!(
+        enum_type(json!({"type": "integer", "enum": [1]})),
+        [Severity::Error]
+    );
+    assert_eq!(
+        enum_type(json!({"type": "boolean", "format": "enum", "enum": [true]})),
+        [Severity::Error]
+    );
 }
 
 fn gemini_ok_closed() -> Value {
@@ -1096,7 +1134,7 @@ fn reproducer_flat_projection_findings() {
     let missing: Vec<String> = lint::lint_schema(Profile::OpenAiStrict, &flat)
         .iter()
         .filter(|f| f.rule == "required-all")
-        .map(|f| f.message.split('`').nth(3).unwrap_or_default().to_owned())
+        .map(|f| f.message.split('`').nth(1).unwrap_or_default().to_owned())
         .collect();
     assert_eq!(missing, vec!["payload", "user_id", "email"]);
     assert_eq!(
@@ -1200,6 +1238,278 @@ fn samples_lint_under_every_profile() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Grouping by original node, and the three forms
+// ---------------------------------------------------------------------------------------------
+
+/// A Pydantic-style document whose definitions refer to the next one `fan` times each, `levels`
+/// deep: inlining copies the last definition `fan^(levels-1)` times. Each leaf has what
+/// generators emit by default and OpenAI strict refuses: `Any` (`{}`), a `uri` format, a
+/// `default`, an integer enum, and optional properties of open objects.
+fn ref_fan(fan: usize, levels: usize) -> Value {
+    let mut defs = serde_json::Map::new();
+    for level in 0..levels {
+        let mut props = serde_json::Map::new();
+        if level + 1 < levels {
+            for k in 0..fan {
+                props.insert(
+                    format!("part{k}"),
+                    json!({"$ref": format!("#/$defs/Level{}", level + 1), "description": format!("Part {k}.")}),
+                );
+            }
+        } else {
+            props.insert(
+                "code".into(),
+                json!({"type": "string", "format": "uri", "default": "x"}),
+            );
+            props.insert("kind".into(), json!({"enum": [1, 2, 3]}));
+            props.insert("extra".into(), json!({}));
+        }
+        defs.insert(
+            format!("Level{level}"),
+            json!({"type": "object", "title": format!("Level{level}"), "properties": props}),
+        );
+    }
+    json!({
+        "type": "object", "title": "Doc",
+        "properties": {"root": {"$ref": "#/$defs/Level0"}}, "required": ["root"],
+        "$defs": defs
+    })
+}
+
+/// The one tool of a bare schema.
+fn tool_of(schema: &Value) -> schemalens::manifest::Tool {
+    schemalens::manifest::load_str(&schema.to_string(), "schema.json", None)
+        .unwrap()
+        .tools
+        .remove(0)
+}
+
+/// Definitions `L0`…`L12`, each referring to the next ten times: 10^12 copies inlined, which
+/// the projection refuses before building.
+fn ref_bomb() -> serde_json::Map<String, Value> {
+    let mut bomb = serde_json::Map::new();
+    for level in 0..12 {
+        let next = format!("#/$defs/L{}", level + 1);
+        let props: serde_json::Map<String, Value> = (0..10)
+            .map(|k| (format!("p{k}"), json!({"$ref": next})))
+            .collect();
+        bomb.insert(
+            format!("L{level}"),
+            json!({"type": "object", "properties": props}),
+        );
+    }
+    bomb.insert("L12".into(), json!({"type": "string"}));
+    bomb
+}
+
+#[test]
+fn projection_findings_are_grouped_by_the_original_node() {
+    let tool = tool_of(&ref_fan(3, 4));
+    let options = Options::flat();
+    let projection = project_tool(&tool, &options).unwrap();
+    let forms = [lint::report::ToolForms {
+        name: Some("fan"),
+        tool: &tool,
+        options: &options,
+        projection: Ok(&projection),
+    }];
+    let linted = lint::report::lint_forms(Profile::OpenAiStrict, &forms).remove(0);
+    let projected = linted.form(lint::report::Form::Projection);
+    // `extra: {}` sits once in the original and 27 times in the projection: one group.
+    let untyped: Vec<&lint::Group> = projected
+        .groups
+        .iter()
+        .filter(|g| g.finding.rule == "type-required")
+        .collect();
+    assert_eq!(untyped.len(), 1, "{untyped:#?}");
+    assert_eq!(untyped[0].origins, ["/$defs/Level3/properties/extra"]);
+    assert_eq!(untyped[0].copies(), 27);
+    assert_eq!(untyped[0].pointers[0], untyped[0].finding.pointer);
+    assert_eq!(
+        untyped[0].finding.pointer,
+        "/properties/root/properties/part0/properties/part0/properties/part0/properties/extra"
+    );
+    // Every copy is one projection node linked to that original node.
+    for p in &untyped[0].pointers {
+        assert_eq!(
+            projection.links.originals(p),
+            ["/$defs/Level3/properties/extra"]
+        );
+    }
+    // The projection has no more groups than the original has findings to fix, give or take
+    // the root: copies are counted, not repeated.
+    let original = linted.form(lint::report::Form::Original);
+    assert!(
+        projected.groups.len() <= original.groups.len() + 2,
+        "{} groups vs {} in the original",
+        projected.groups.len(),
+        original.groups.len()
+    );
+    assert_eq!(
+        projected.copies(),
+        lint::lint_schema(Profile::OpenAiStrict, &projection.schema).len()
+    );
+    // The three verdicts: the tailored schema still has the `{}` (reported as unresolved) and
+    // the integer enum is fine for OpenAI.
+    use lint::report::{Form, Verdict};
+    assert_eq!(linted.verdict(Form::Original), Verdict::Rejected);
+    assert_eq!(linted.verdict(Form::Projection), Verdict::Rejected);
+    assert_eq!(linted.verdict(Form::Tailored), Verdict::Rejected);
+    let tailored_rules: BTreeSet<&str> = linted
+        .form(Form::Tailored)
+        .groups
+        .iter()
+        .filter(|g| g.finding.is_error())
+        .map(|g| g.finding.rule)
+        .collect();
+    assert_eq!(tailored_rules, BTreeSet::from(["type-required"]));
+    assert!(
+        linted
+            .unresolved
+            .iter()
+            .any(|u| u.item.rule == "type-required")
+    );
+}
+
+/// An accepted tailored schema says what it still asks of the user: its warnings.
+#[test]
+fn an_accepted_verdict_counts_the_warnings_left() {
+    use lint::report::{Form, FormLint, ProfileLint};
+    let schema = object(json!({"x": {"description": "anything"}}));
+    let subject = Subject {
+        name: Some("t"),
+        schema: &schema,
+    };
+    let groups = lint::lint_grouped(Profile::Gemini, &[subject], &[None]).remove(0);
+    assert!(
+        groups.iter().any(|g| g.finding.rule == "node-type"),
+        "{groups:#?}"
+    );
+    let form = |form| FormLint {
+        form,
+        failed: None,
+        groups: groups.clone(),
+    };
+    let linted = ProfileLint {
+        profile: Profile::Gemini,
+        forms: [
+            form(Form::Original),
+            form(Form::Projection),
+            form(Form::Tailored),
+        ],
+        adapters: Vec::new(),
+        unresolved: Vec::new(),
+    };
+    assert_eq!(linted.verdict_label(Form::Tailored), "accepted (1 warning)");
+    // The other forms answer the question alone: they are not what gets sent.
+    assert_eq!(linted.verdict_label(Form::Original), "accepted");
+}
+
+#[test]
+fn a_tool_that_cannot_be_projected_is_reported_failed() {
+    let tool = tool_of(&json!({
+        "type": "object", "properties": {"x": {"$ref": "#/$defs/L0"}}, "$defs": ref_bomb()
+    }));
+    let options = Options::flat();
+    let why = project_tool(&tool, &options).unwrap_err().to_string();
+    let forms = [lint::report::ToolForms {
+        name: Some("broken"),
+        tool: &tool,
+        options: &options,
+        projection: Err(&why),
+    }];
+    let linted = lint::report::lint_forms(Profile::Gemini, &forms).remove(0);
+    use lint::report::{Form, Verdict};
+    assert_eq!(linted.verdict(Form::Original), Verdict::Accepted);
+    assert_eq!(linted.verdict(Form::Projection), Verdict::Failed);
+    assert_eq!(linted.verdict(Form::Tailored), Verdict::Failed);
+    assert_eq!(
+        linted.form(Form::Projection).failed.as_deref(),
+        Some(why.as_str())
+    );
+    assert!(linted.form(Form::Tailored).failed.is_some());
+}
+
+/// The tailored verdict is about exactly what `project --provider` sends (`tailor_tool`),
+/// for every profile and sample, recursive ones included, in both modes.
+#[test]
+fn the_tailored_form_is_what_project_provider_sends() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(sample("")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let manifest = load_path(&path, None).unwrap();
+        for options in [Options::inline(), Options::flat()] {
+            let projections: Vec<Result<schemalens::Projection, String>> = manifest
+                .tools
+                .iter()
+                .map(|t| project_tool(t, &options).map_err(|e| e.to_string()))
+                .collect();
+            let forms: Vec<lint::report::ToolForms<'_>> = manifest
+                .tools
+                .iter()
+                .zip(&projections)
+                .map(|(t, p)| lint::report::ToolForms {
+                    name: Some(&t.name),
+                    tool: t,
+                    options: &options,
+                    projection: p.as_ref().map_err(String::as_str),
+                })
+                .collect();
+            for profile in Profile::ALL {
+                let linted = lint::report::lint_forms(profile, &forms);
+                let sent: Vec<_> = manifest
+                    .tools
+                    .iter()
+                    .map(|t| schemalens::tailor_tool(t, &options, profile).ok())
+                    .collect();
+                let subjects: Vec<Subject<'_>> = manifest
+                    .tools
+                    .iter()
+                    .zip(&sent)
+                    .filter_map(|(t, x)| {
+                        x.as_ref().map(|x| Subject {
+                            name: Some(&t.name),
+                            schema: &x.projection.schema,
+                        })
+                    })
+                    .collect();
+                let mut expected = lint::lint_tools(profile, &subjects).into_iter();
+                for ((t, x), report) in manifest.tools.iter().zip(&sent).zip(&linted) {
+                    let form = report.form(lint::report::Form::Tailored);
+                    let context = format!("{} {} {profile}", path.display(), t.name);
+                    match x {
+                        Some(_) => {
+                            let mut want: Vec<(String, &str)> = expected
+                                .next()
+                                .unwrap()
+                                .into_iter()
+                                .map(|f| (f.pointer, f.rule))
+                                .collect();
+                            let mut got: Vec<(String, &str)> = form
+                                .groups
+                                .iter()
+                                .flat_map(|g| {
+                                    g.pointers.iter().map(|p| (p.clone(), g.finding.rule))
+                                })
+                                .collect();
+                            want.sort();
+                            got.sort();
+                            assert_eq!(got, want, "{context}");
+                        }
+                        None => assert!(form.failed.is_some(), "{context}"),
+                    }
+                }
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen >= 9, "expected the samples, saw {seen}");
+}
+
+// ---------------------------------------------------------------------------------------------
 // CLI
 // ---------------------------------------------------------------------------------------------
 
@@ -1213,32 +1523,108 @@ fn temp_schema(value: &Value) -> tempfile::NamedTempFile {
     file
 }
 
+/// The answer comes first: one line per tool and provider with the three verdicts, before any
+/// finding; the exit code follows the tailored schema unless --fail-on says otherwise.
 #[test]
-fn cli_exits_1_when_the_projection_still_has_errors() {
+fn cli_answers_first_and_exits_on_the_tailored_verdict() {
+    let out = schemalens()
+        .args(["lint", "--provider", "openai-strict,gemini"])
+        .arg(sample("nested-union-pydantic.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].ends_with("samples/nested-union-pydantic.json: flat mode"),
+        "{text}"
+    );
+    assert_eq!(
+        lines[2].split_whitespace().collect::<Vec<_>>(),
+        ["tool", "provider", "original", "projection", "tailored"]
+    );
+    assert_eq!(
+        lines[3].split_whitespace().collect::<Vec<_>>(),
+        [
+            "UserOp",
+            "openai-strict",
+            "rejected",
+            "rejected",
+            "accepted",
+            "(adapter)"
+        ]
+    );
+    assert_eq!(
+        lines[4].split_whitespace().collect::<Vec<_>>(),
+        ["gemini", "rejected", "rejected", "accepted"]
+    );
+    assert!(
+        lines[6].starts_with("Every tool's tailored schema passes"),
+        "{text}"
+    );
+    // Then why: the provider's own words, each rule once with its places.
+    let details = text
+        .find("== UserOp · openai-strict")
+        .expect("details follow");
+    assert!(details > text.find("Every tool's").unwrap());
+    assert!(text.contains("    error oneof  2 places\n"), "{text}");
+    assert!(text.contains("          #/properties/op/oneOf\n"), "{text}");
+    assert!(
+        text.contains("provider: In context=('$defs', 'CreateUser', 'properties', 'payload'), 'oneOf' is not permitted."),
+        "{text}"
+    );
+    assert!(
+        text.contains("payload adapter: null-for-absent at #/properties/op"),
+        "{text}"
+    );
+    // What tailoring fixes in the projection is named, not listed again (the tailored schema
+    // is accepted); --all lists it.
+    assert!(
+        text.contains("  projection  rejected: 3 errors, 0 warnings\n    required-all ×3 (tailoring fixes them)\n"),
+        "{text}"
+    );
+
+    for (form, code) in [("original", 1), ("projection", 1), ("tailored", 0)] {
+        schemalens()
+            .args([
+                "lint",
+                "--provider",
+                "openai-strict,gemini",
+                "--fail-on",
+                form,
+            ])
+            .arg(sample("nested-union-pydantic.json"))
+            .assert()
+            .code(code);
+    }
+}
+
+#[test]
+fn cli_exits_1_when_the_tailored_schema_is_still_rejected() {
+    // A free-form map: OpenAI strict cannot say it, and tailoring does not guess.
+    let file = temp_schema(&json!({
+        "type": "object",
+        "properties": {"labels": {"type": "object", "additionalProperties": {"type": "string"}}},
+        "required": ["labels"]
+    }));
     let out = schemalens()
         .args(["lint", "--provider", "openai-strict"])
-        .arg(sample("nested-union-pydantic.json"))
+        .arg(file.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("rejected    rejected    rejected"), "{text}");
     assert!(
-        text.contains("openai-strict — OpenAI, strict: true"),
+        text.contains("1 of 1 tool/provider pairs are still rejected after tailoring"),
         "{text}"
     );
-    assert!(
-        text.contains("error oneof  #/properties/op/oneOf"),
-        "{text}"
-    );
-    assert!(
-        text.contains("provider: In context=('properties', 'op'), 'oneOf' is not permitted."),
-        "{text}"
-    );
-    assert!(text.contains("still rejected"), "{text}");
+    assert!(text.contains("not tailored: #/properties/labels"), "{text}");
+    assert!(text.contains("error free-form-object"), "{text}");
 }
 
 #[test]
-fn cli_exits_0_when_the_projection_passes_even_if_the_original_fails() {
+fn cli_exits_0_when_every_provider_takes_the_tailored_schema() {
     schemalens()
         .args(["lint", "--provider", "ollama,anthropic,bedrock,mcp"])
         .arg(sample("nested-union-pydantic.json"))
@@ -1247,7 +1633,7 @@ fn cli_exits_0_when_the_projection_passes_even_if_the_original_fails() {
 }
 
 #[test]
-fn cli_json_has_both_sides_and_the_ollama_view() {
+fn cli_json_has_the_summary_three_forms_and_the_ollama_view() {
     let out = schemalens()
         .args([
             "lint",
@@ -1261,20 +1647,36 @@ fn cli_json_has_both_sides_and_the_ollama_view() {
         .arg(sample("nested-union-pydantic.json"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(0));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["providers"], json!(["ollama", "gemini"]));
     assert_eq!(doc["mode"], "flat");
+    assert_eq!(doc["fail_on"], "tailored");
+    assert_eq!(
+        doc["summary"],
+        json!([
+            {"tool": "UserOp", "provider": "ollama", "original": "rejected",
+             "projection": "accepted", "tailored": "accepted", "adapter": false},
+            {"tool": "UserOp", "provider": "gemini", "original": "rejected",
+             "projection": "rejected", "tailored": "accepted", "adapter": false}
+        ])
+    );
+    assert_eq!(
+        doc["accepted"],
+        json!({"original": false, "projection": false, "tailored": true})
+    );
     assert_eq!(doc["projection_has_errors"], true);
     let profiles = &doc["tools"][0]["profiles"];
     assert_eq!(profiles[0]["profile"], "ollama");
+    assert_eq!(profiles[0]["original"]["verdict"], "rejected");
     assert_eq!(profiles[0]["original"]["errors"], 1);
     assert_eq!(profiles[0]["projection"]["errors"], 0);
     assert_eq!(
         profiles[0]["ollama"]["original"]["sees"]["properties"]["op"],
         json!({})
     );
-    let first = &profiles[1]["original"]["findings"][0];
+    assert_eq!(profiles[0]["ollama"]["projection"]["rejected"], false);
+    let first = &profiles[1]["original"]["groups"][0];
     for key in [
         "profile",
         "severity",
@@ -1283,9 +1685,178 @@ fn cli_json_has_both_sides_and_the_ollama_view() {
         "message",
         "provider_message",
         "confirmed",
+        "origins",
+        "copies",
+        "pointers",
     ] {
         assert!(first.get(key).is_some(), "missing {key} in {first}");
     }
+    assert_eq!(first["origins"], json!([first["pointer"]]));
+    // Gemini's projection: the merged union's `additionalProperties` comes from the union and
+    // its alternatives' definitions (the `$ref`s that brought them in are left out).
+    let merged = &profiles[1]["projection"]["groups"][1];
+    assert_eq!(merged["pointer"], "/properties/op");
+    assert_eq!(
+        merged["origins"],
+        json!(["/$defs/CreateUser", "/$defs/DeleteUser", "/properties/op"])
+    );
+    assert_eq!(profiles[1]["tailored"]["verdict"], "accepted");
+    assert_eq!(profiles[1]["tailored"]["unresolved"], json!([]));
+}
+
+/// A 4 KB document whose `$ref`s inline into a projection with thousands of copies: the
+/// output follows the original's size, with the copies counted (and listed with --all).
+#[test]
+fn cli_output_follows_the_original_not_its_inlined_copies() {
+    let json_len = |schema: &Value, all: bool| {
+        let file = temp_schema(schema);
+        let mut cmd = schemalens();
+        cmd.args(["lint", "--provider", "all", "--format", "json"]);
+        if all {
+            cmd.arg("--all");
+        }
+        let out = cmd.arg(file.path()).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.stdout.len(), doc)
+    };
+    // One more level: four times the copies, a sixth more definitions.
+    let (small, _) = json_len(&ref_fan(4, 5), false);
+    let (large, doc) = json_len(&ref_fan(4, 6), false);
+    assert!(
+        large < small * 2,
+        "{large} bytes for 6 levels vs {small} for 5: the output grows with the copies"
+    );
+    let strict = &doc["tools"][0]["profiles"][0];
+    assert_eq!(strict["profile"], "openai-strict");
+    let extra = strict["projection"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["rule"] == "type-required")
+        .unwrap();
+    assert_eq!(extra["copies"], 1024);
+    assert_eq!(extra["origins"], json!(["/$defs/Level5/properties/extra"]));
+    assert_eq!(extra["pointers"].as_array().unwrap().len(), 20);
+    assert_eq!(extra["pointers_omitted"], 1004);
+    let (_, all) = json_len(&ref_fan(4, 6), true);
+    let listed = all["tools"][0]["profiles"][0]["projection"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["rule"] == "type-required")
+        .unwrap()["pointers"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(listed, 1024);
+}
+
+#[test]
+fn cli_text_folds_long_lists() {
+    let file = temp_schema(&ref_fan(4, 4));
+    let text = |all: bool| {
+        let mut cmd = schemalens();
+        cmd.args(["lint", "--provider", "openai-strict"]);
+        if all {
+            cmd.arg("--all");
+        }
+        String::from_utf8(cmd.arg(file.path()).output().unwrap().stdout).unwrap()
+    };
+    let folded = text(false);
+    assert!(
+        folded.contains("× 64 inlined copies  (from #/$defs/Level3/properties/extra)"),
+        "{folded}"
+    );
+    assert!(folded.contains("more (--all lists them)"), "{folded}");
+    let all = text(true);
+    assert!(!all.contains("more (--all lists them)"), "{all}");
+    assert!(all.lines().count() > folded.lines().count());
+}
+
+/// Servers generated from one OpenAPI document give every tool the same `$defs`: what is wrong
+/// in a definition is listed for the first tool that has it, and counted for the others.
+#[test]
+fn cli_lists_findings_in_shared_definitions_once() {
+    let tool = |name: &str, shared: Value| {
+        json!({"name": name, "inputSchema": {
+            "type": "object",
+            "properties": {"v": {"$ref": "#/$defs/Shared"}},
+            "required": ["v"], "additionalProperties": false,
+            "$defs": {"Shared": shared}
+        }})
+    };
+    let union = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+    let other = json!({"oneOf": [{"type": "string"}, {"type": "boolean"}]});
+    let file = temp_schema(&json!({"tools": [
+        tool("first", union.clone()),
+        tool("second", union),
+        tool("third", other),
+    ]}));
+    let run = |all: bool| {
+        let mut cmd = schemalens();
+        cmd.args(["lint", "--provider", "openai-strict"]);
+        if all {
+            cmd.arg("--all");
+        }
+        String::from_utf8(cmd.arg(file.path()).output().unwrap().stdout).unwrap()
+    };
+    let section = |text: &str, name: &str| -> String {
+        let start = text
+            .find(&format!("== {name} · "))
+            .unwrap_or_else(|| panic!("no section for {name}: {text}"));
+        let rest = &text[start + 3..];
+        rest[..rest.find("\n== ").unwrap_or(rest.len())].to_owned()
+    };
+    let text = run(false);
+    assert!(
+        section(&text, "first").contains("#/$defs/Shared/oneOf"),
+        "{text}"
+    );
+    let second = section(&text, "second");
+    assert!(!second.contains("#/$defs/Shared/oneOf"), "{second}");
+    assert!(
+        second.contains("and 1 finding in 1 definition identical to first's, listed there (#/$defs/Shared; --all repeats them)"),
+        "{second}"
+    );
+    // A definition of the same name that says something else is listed.
+    assert!(
+        section(&text, "third").contains("#/$defs/Shared/oneOf"),
+        "{text}"
+    );
+    let all = run(true);
+    assert!(
+        section(&all, "second").contains("#/$defs/Shared/oneOf"),
+        "{all}"
+    );
+}
+
+/// A tool that cannot be projected does not hide the others.
+#[test]
+fn cli_reports_a_tool_that_cannot_be_projected_and_exits_2() {
+    let bomb = ref_bomb();
+    let manifest = json!({"tools": [
+        {"name": "bomb", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/L0"}}, "$defs": bomb}},
+        {"name": "fine", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "additionalProperties": false}}
+    ]});
+    let file = temp_schema(&manifest);
+    let out = schemalens()
+        .args(["lint", "--provider", "openai-strict"])
+        .arg(file.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row for {name}: {text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(row("bomb")[2..], ["rejected", "failed", "failed"]);
+    assert_eq!(row("fine")[2..], ["accepted", "accepted", "accepted"]);
+    assert!(text.contains("projection failed:"), "{text}");
 }
 
 #[test]
@@ -1303,9 +1874,12 @@ fn cli_inline_mode_is_linted_as_asked() {
         .arg(sample("nested-union-pydantic.json"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["mode"], "inline");
+    // Inline mode keeps the `const` tags Ollama drops; its tailoring turns them into `enum`s.
+    assert_eq!(doc["summary"][0]["projection"], "rejected");
+    assert_eq!(doc["summary"][0]["tailored"], "accepted");
+    assert_eq!(out.status.code(), Some(0));
 }
 
 #[test]
@@ -1403,6 +1977,9 @@ fn cli_help_documents_defaults_and_exit_codes() {
         "Exit codes",
         "gemini-jsonschema",
         "[unconfirmed]",
+        "--fail-on",
+        "tailored",
+        "×N copies",
     ] {
         assert!(text.contains(needle), "{needle} missing from:\n{text}");
     }

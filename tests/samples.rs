@@ -39,13 +39,16 @@ fn payload_verdicts_match_the_readme() {
         for tool in &manifest.tools {
             let what = format!("{stem}/{}", tool.name);
             let mut merged_union = false;
-            let projections: Vec<(&str, bool, Value)> = common::configs(None)
+            let mut open_branch = false;
+            let projections: Vec<(&str, bool, bool, Value)> = common::configs(None)
                 .into_iter()
                 .map(|(label, options)| {
                     let p = project_tool(tool, &options)
                         .unwrap_or_else(|e| panic!("{what}: {label} projection fails: {e}"));
                     merged_union |= p.trace.iter().any(|e| e.rule == Rule::DuObject);
-                    (label, options.mode == Mode::Flat, p.schema)
+                    open_branch |= p.relaxes_open_branches();
+                    let declared = common::keeps_declared_shapes(&options);
+                    (label, options.mode == Mode::Flat, declared, p.schema)
                 })
                 .collect();
             let mut row = Row {
@@ -62,10 +65,11 @@ fn payload_verdicts_match_the_readme() {
                 continue;
             };
             let original = validator(&tool.schema, &format!("{what} original"));
-            let projected: Vec<(&str, bool, jsonschema::Validator)> = projections
+            let projected: Vec<(&str, bool, bool, jsonschema::Validator)> = projections
                 .iter()
-                .map(|(label, flat, schema)| {
-                    (*label, *flat, validator(schema, &format!("{what} {label}")))
+                .map(|(label, flat, declared, schema)| {
+                    let v = validator(schema, &format!("{what} {label}"));
+                    (*label, *flat, *declared, v)
                 })
                 .collect();
 
@@ -74,16 +78,23 @@ fn payload_verdicts_match_the_readme() {
                 let name = payload.path.file_name().unwrap().to_string_lossy();
                 let mut wrong = Vec::new();
                 let accepted = original.is_valid(&payload.value);
-                if accepted != (payload.verdict == Verdict::Valid) {
+                let original_accepts =
+                    matches!(payload.verdict, Verdict::Valid | Verdict::ForeignKey);
+                if accepted != original_accepts {
                     wrong.push(format!("original says {}", verdict_word(accepted)));
                 }
-                for (label, flat, v) in &projected {
+                for (label, flat, declared, v) in &projected {
                     let accepted = v.is_valid(&payload.value);
                     let want = match payload.verdict {
                         Verdict::Valid => Some(true),
-                        Verdict::Invalid => Some(false),
+                        // Flat under `strict` leaves tolerated properties unconstrained,
+                        // so a mistake in one of them is not seen there.
+                        Verdict::Invalid => (!*flat || *declared).then_some(false),
                         // Inline keeps each branch whole, so it is not pinned down here.
                         Verdict::WrongBranch => flat.then_some(true),
+                        // Only the declared shapes reject it; every other projection is sound
+                        // to the letter.
+                        Verdict::ForeignKey => Some(!declared),
                     };
                     if payload.verdict == Verdict::WrongBranch
                         && !flat
@@ -103,8 +114,10 @@ fn payload_verdicts_match_the_readme() {
 
             // samples/README.md: union tools carry every kind of payload, except that a union
             // that is never merged has no wrong-branch payloads.
-            let needed: &[Verdict] = if row.merged_union {
+            let needed: &[Verdict] = if open_branch {
                 &Verdict::ALL
+            } else if row.merged_union {
+                &Verdict::ALL[..3]
             } else if row.any_union {
                 &[Verdict::Valid, Verdict::Invalid]
             } else {
@@ -114,6 +127,11 @@ fn payload_verdicts_match_the_readme() {
                 if !row.counts.contains_key(verdict) {
                     failures.push(format!("{what}: no {}-* payload", verdict.label()));
                 }
+            }
+            if !open_branch && row.counts.contains_key(&Verdict::ForeignKey) {
+                failures.push(format!(
+                    "{what}: foreign-key payloads, but no union keeps a declared shape against an open alternative"
+                ));
             }
             if !row.merged_union && row.counts.contains_key(&Verdict::WrongBranch) {
                 failures.push(format!(
@@ -141,10 +159,10 @@ fn render(table: &[(String, String, Row)]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<28} {:<18} {:>5} {:>7} {:>6} {:>13} {:<6}",
-        "sample", "tool", "valid", "invalid", "wrong", "inline-wrong", "union"
+        "{:<28} {:<18} {:>5} {:>7} {:>6} {:>7} {:>13} {:<6}",
+        "sample", "tool", "valid", "invalid", "wrong", "foreign", "inline-wrong", "union"
     );
-    let mut totals = [0usize; 3];
+    let mut totals = [0usize; 4];
     for (sample, tool, row) in table {
         let count = |v| row.counts.get(&v).copied().unwrap_or(0);
         for (total, verdict) in totals.iter_mut().zip(Verdict::ALL) {
@@ -157,21 +175,23 @@ fn render(table: &[(String, String, Row)]) -> String {
         };
         let _ = writeln!(
             out,
-            "{sample:<28} {tool:<18} {:>5} {:>7} {:>6} {:>13} {union:<6}",
+            "{sample:<28} {tool:<18} {:>5} {:>7} {:>6} {:>7} {:>13} {union:<6}",
             count(Verdict::Valid),
             count(Verdict::Invalid),
             count(Verdict::WrongBranch),
+            count(Verdict::ForeignKey),
             row.inline_accepts_wrong_branch,
         );
     }
     let _ = writeln!(
         out,
-        "{:<28} {:<18} {:>5} {:>7} {:>6}",
+        "{:<28} {:<18} {:>5} {:>7} {:>6} {:>7}",
         "total",
         format!("{} tools", table.len()),
         totals[0],
         totals[1],
-        totals[2]
+        totals[2],
+        totals[3]
     );
     out
 }

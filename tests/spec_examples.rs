@@ -2,7 +2,7 @@
 
 use schemalens::projection::{Detail, JoinOutcome, Rule};
 use schemalens::schema::Draft;
-use schemalens::{Mode, Options, Projection, ProjectionError, Recursion, project};
+use schemalens::{Mode, OpenBranches, Options, Projection, ProjectionError, Recursion, project};
 use serde_json::{Value, json};
 
 fn accepts(schema: &Value, instance: &Value) -> bool {
@@ -175,17 +175,124 @@ fn unprovable_alternative_makes_the_property_unconstrained() {
     assert!(v.get("type").is_none(), "{v}");
 }
 
-#[test]
-fn property_missing_from_an_open_branch_is_unconstrained() {
+fn open_branch_union() -> Value {
     // Branch b does not forbid extra keys, so `extra` may hold anything when kind is "b".
-    let s = json!({"oneOf": [
+    json!({"oneOf": [
         {"type": "object", "properties": {"kind": {"const": "a"}, "extra": {"type": "integer"}}},
         {"type": "object", "properties": {"kind": {"const": "b"}}}
-    ]});
-    let p = flat(&s);
+    ]})
+}
+
+#[test]
+fn strict_open_branches_leave_a_tolerated_property_unconstrained() {
+    let s = open_branch_union();
+    let options = Options {
+        open_branches: OpenBranches::Strict,
+        ..Options::flat()
+    };
+    let p = project(&s, &options).unwrap();
     let payload = json!({"kind": "b", "extra": "text"});
     assert!(accepts(&s, &payload));
     assert!(accepts(&p.schema, &payload), "{}", p.schema);
+    assert_eq!(p.schema["properties"]["extra"].get("type"), None);
+    assert!(!rules(&p).contains(&Rule::OpenBranchDeclared));
+}
+
+#[test]
+fn declared_open_branches_keep_the_declared_shape_and_say_what_is_lost() {
+    let s = open_branch_union();
+    let p = flat(&s);
+    assert_eq!(
+        p.schema["properties"]["extra"],
+        json!({"type": "integer", "description": "Only when kind is \"a\"."})
+    );
+    // The foreign value the original tolerates under `kind: "b"` is what the policy gives up;
+    // everything else the original accepts, the projection still accepts.
+    assert!(accepts(&s, &json!({"kind": "b", "extra": "text"})));
+    assert!(!accepts(&p.schema, &json!({"kind": "b", "extra": "text"})));
+    for ok in [
+        json!({"kind": "b", "extra": 3}),
+        json!({"kind": "b", "other": "text"}),
+        json!({"kind": "a", "extra": 1}),
+    ] {
+        assert!(accepts(&p.schema, &ok), "{ok}");
+    }
+    let entry = p
+        .trace
+        .iter()
+        .find(|e| e.rule == Rule::OpenBranchDeclared)
+        .expect("an open-branch-declared entry");
+    assert_eq!(entry.at, "/properties/extra");
+    assert_eq!(entry.from, ["/oneOf/0/properties/extra", "/oneOf/1"]);
+    let Detail::OpenBranchDeclared {
+        property,
+        discriminator,
+        declaring,
+        tolerating,
+    } = &entry.detail
+    else {
+        panic!("{entry:?}")
+    };
+    assert_eq!(
+        (property.as_str(), discriminator.as_str()),
+        ("extra", "kind")
+    );
+    assert_eq!(declaring.len(), 1);
+    assert_eq!(declaring[0].tags, [json!("a")]);
+    assert_eq!(tolerating.len(), 1);
+    assert_eq!(tolerating[0].from, "/oneOf/1");
+    assert_eq!(tolerating[0].tags, [json!("b")]);
+    assert_eq!(tolerating[0].allows, json!({}));
+    assert!(
+        entry.message().contains("foreign `extra`"),
+        "{}",
+        entry.message()
+    );
+}
+
+#[test]
+fn a_closed_branch_tolerates_nothing_under_either_policy() {
+    let mut s = open_branch_union();
+    s["oneOf"][1]["additionalProperties"] = json!(false);
+    for open_branches in [OpenBranches::Declared, OpenBranches::Strict] {
+        let p = project(
+            &s,
+            &Options {
+                open_branches,
+                ..Options::flat()
+            },
+        )
+        .unwrap();
+        assert_eq!(p.schema["properties"]["extra"]["type"], "integer");
+        assert!(!rules(&p).contains(&Rule::OpenBranchDeclared));
+    }
+}
+
+#[test]
+fn typed_extras_are_named_in_the_trace() {
+    // An open alternative whose extras must be strings: strict joins that schema in,
+    // declared keeps the declared integer and says what the alternative allowed.
+    let mut s = open_branch_union();
+    s["oneOf"][1]["additionalProperties"] = json!({"type": "string"});
+    let strict = project(
+        &s,
+        &Options {
+            open_branches: OpenBranches::Strict,
+            ..Options::flat()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        strict.schema["properties"]["extra"]["type"],
+        json!(["integer", "string"])
+    );
+    let declared = flat(&s);
+    assert_eq!(declared.schema["properties"]["extra"]["type"], "integer");
+    let tolerating = declared.trace.iter().find_map(|e| match &e.detail {
+        Detail::OpenBranchDeclared { tolerating, .. } => Some(tolerating.clone()),
+        _ => None,
+    });
+    assert_eq!(tolerating.unwrap()[0].allows, json!({"type": "string"}));
 }
 
 #[test]

@@ -155,7 +155,9 @@ fn sample_payloads_are_never_unsound_once_adapted() {
                 continue;
             };
             for profile in PROFILES {
-                let checker = Checker::tailored(tool, tailored(tool, profile)).unwrap();
+                let checker = Checker::tailored(tool, tailored(tool, profile))
+                    .and_then(|c| c.with_open_branch_reference(tool, &Options::flat()))
+                    .unwrap();
                 for file in payload_files(&dir) {
                     let payload: Value =
                         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();

@@ -10,9 +10,10 @@ use schemalens::projection::Links;
 use schemalens::projection::tailor::Adaptation;
 use schemalens::schema::Draft;
 use schemalens::validate::{
-    Checker, Class, Correlation, SchemaError, SideVerdict, Unsoundness, Verdict, discover, payload,
+    Checker, Class, Correlation, ForeignKey, SchemaError, SideVerdict, Unsoundness, Verdict,
+    discover, payload,
 };
-use schemalens::{Options, Projection};
+use schemalens::{Mode, Options, Projection};
 use serde_json::{Value, json};
 
 use super::{CheckArgs, CheckFormat, Failure, exit, input};
@@ -93,9 +94,11 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
                     }
                     None => Checker::new(tool, projection),
                 };
-                let checker = checker.map_err(|err| {
-                    Failure::input(format!("{} (tool {:?}): {err}", manifest.origin, tool.name))
-                })?;
+                let checker = checker
+                    .and_then(|c| c.with_open_branch_reference(tool, &options))
+                    .map_err(|err| {
+                        Failure::input(format!("{} (tool {:?}): {err}", manifest.origin, tool.name))
+                    })?;
                 e.insert(checker)
             }
         };
@@ -118,10 +121,10 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
             } else if let Some(profile) = args.tailor.provider {
                 format!(
                     "{} mode tailored for {profile} (payloads adapted before the projection sees them)",
-                    args.projection.mode
+                    mode_text(args)
                 )
             } else {
-                format!("{} mode", args.projection.mode)
+                mode_text(args)
             };
             print_text(&mut out, &manifest, &rows, &mode, given.is_some());
         }
@@ -155,6 +158,12 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
             }
         );
     }
+    let foreign = count(&rows, Class::ForeignKey);
+    if foreign > 0 {
+        eprintln!(
+            "note: {foreign} payload(s) foreign-key: the original accepts them; the projection does not, because they put a value under a property their own open alternative does not declare (--open-branches declared, the default; --open-branches strict accepts them)"
+        );
+    }
     let rejected = rows
         .iter()
         .any(|r| r.outcome.as_ref().is_ok_and(|v| !v.original.valid));
@@ -164,9 +173,20 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
         exit::INPUT
     } else if rejected {
         exit::FINDING
+    } else if foreign > 0 {
+        exit::FOREIGN_KEY
     } else {
         exit::OK
     })
+}
+
+/// The mode, and in flat mode the open-branches policy, which decides the foreign-key class.
+fn mode_text(args: &CheckArgs) -> String {
+    let p = &args.projection;
+    match p.mode {
+        Mode::Flat => format!("{} mode, open branches {}", p.mode, p.open_branches),
+        Mode::Inline => format!("{} mode", p.mode),
+    }
 }
 
 fn count(rows: &[Row], class: Class) -> usize {
@@ -445,6 +465,10 @@ fn print_text(out: &mut String, manifest: &Manifest, rows: &[Row], mode: &str, g
     .iter()
     .map(|c| format!("{} {c}", count(rows, *c)))
     .collect();
+    let foreign = count(rows, Class::ForeignKey);
+    if foreign > 0 {
+        parts.push(format!("{foreign} {}", Class::ForeignKey));
+    }
     let unreadable = rows.iter().filter(|r| r.outcome.is_err()).count();
     if unreadable > 0 {
         parts.push(format!("{unreadable} unreadable"));
@@ -506,6 +530,12 @@ fn print_details(out: &mut String, v: &Verdict, given: bool) {
         }
         return;
     }
+    if v.class == Class::ForeignKey {
+        for f in &v.foreign {
+            print_foreign(out, f);
+        }
+        return;
+    }
     print_side(out, "original", &v.original);
     print_side(out, "projection", &v.projection);
     if v.class == Class::ProjectionLooser {
@@ -558,6 +588,59 @@ fn print_unsound(out: &mut String, u: &Unsoundness) {
             linked.join(", ")
         );
     }
+}
+
+/// A foreign key, named from the trace: the key, the alternative that tolerates it and the
+/// ones that declare it.
+fn print_foreign(out: &mut String, f: &ForeignKey) {
+    let tags = |t: &[Value]| {
+        t.iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let alternatives: Vec<String> = f
+        .tolerating
+        .iter()
+        .map(|t| format!("#{}", clean(&t.from)))
+        .collect();
+    let whose = match &f.tag {
+        Some(tag) => format!(
+            "{} = {}, {}",
+            clean(&f.discriminator),
+            clean(&tag.to_string()),
+            alternatives.join(", ")
+        ),
+        None => format!(
+            "no {}: one of {}",
+            clean(&f.discriminator),
+            alternatives.join(", ")
+        ),
+    };
+    line!(
+        out,
+        "{INDENT}{:<11}{}: `{}` is not declared by its alternative ({whose}), which is open",
+        "foreign",
+        instance(&f.instance_path),
+        clean(&f.property),
+    );
+    let declaring: Vec<String> = f
+        .declaring
+        .iter()
+        .map(|d| format!("{} (#{})", clean(&tags(&d.tags)), clean(&d.from)))
+        .collect();
+    line!(
+        out,
+        "{INDENT}{:<11}the projection keeps the shape declared by {}",
+        "",
+        declaring.join(", ")
+    );
+    line!(
+        out,
+        "{INDENT}{:<11}open-branch-declared at #{}",
+        "",
+        clean(&f.at)
+    );
 }
 
 fn print_side(out: &mut String, label: &str, side: &SideVerdict) {
@@ -661,7 +744,11 @@ fn row_json(manifest: &Manifest, r: &Row, args: &CheckArgs) -> Value {
                 "projection": side_json(&v.projection),
                 "lost": v.lost,
                 "unsound": v.unsound,
+                "foreign": v.foreign,
             });
+            if args.projection.mode == Mode::Flat {
+                row["open_branches"] = json!(args.projection.open_branches);
+            }
             if let Some(profile) = args.tailor.provider {
                 row["provider"] = json!(profile);
                 row["adapted"] = json!(r.adapted);

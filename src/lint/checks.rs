@@ -115,11 +115,13 @@ impl<'a> SchemaCx<'a> {
     }
 }
 
-fn type_names(schema: &Value) -> Vec<&str> {
+/// `type` names `name` (alone or in a list). Called for every node by several rules, so it
+/// allocates nothing.
+fn has_type(schema: &Value, name: &str) -> bool {
     match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
     }
 }
 
@@ -128,12 +130,21 @@ fn is_object(schema: &Value) -> bool {
     let Some(map) = schema.as_object() else {
         return false;
     };
-    let types = type_names(schema);
-    types.contains(&"object") || (!map.contains_key("type") && map.contains_key("properties"))
+    has_type(schema, "object") || (!map.contains_key("type") && map.contains_key("properties"))
+}
+
+/// Whether Gemini takes an `enum` on this schema: a string (its `Type` is written either case),
+/// or an integer or number with `format: enum`, as its SDK documents integer enums.
+fn enum_type_taken(map: &Map<String, Value>) -> bool {
+    let kind = map.get("type").and_then(Value::as_str).unwrap_or_default();
+    let as_enum = map.get("format").and_then(Value::as_str) == Some("enum");
+    kind.eq_ignore_ascii_case("string")
+        || (as_enum
+            && (kind.eq_ignore_ascii_case("integer") || kind.eq_ignore_ascii_case("number")))
 }
 
 fn is_array(schema: &Value) -> bool {
-    type_names(schema).contains(&"array")
+    has_type(schema, "array")
 }
 
 /// Whether a schema names what kind of value it holds (OpenAI strict wants typed `items`);
@@ -363,7 +374,7 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
         }
         Check::EnumOnNonString => {
             for (node, map) in objects(cx) {
-                if map.contains_key("enum") && map.get("type") != Some(&Value::from("string")) {
+                if map.contains_key("enum") && !enum_type_taken(map) {
                     let detail = map
                         .get("type")
                         .map(short_json)
@@ -590,12 +601,26 @@ fn ref_sites(cx: &SchemaCx<'_>) -> Vec<RefSite> {
 /// through a `$ref`).
 fn deepest(cx: &SchemaCx<'_>) -> (usize, usize, bool) {
     let n = cx.nodes.len();
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, node) in cx.nodes.iter().enumerate() {
+    // Children as one flat list (`first[i]..first[i + 1]`): a projection can have a million
+    // nodes, and a list each would be a million allocations.
+    let mut first = vec![0usize; n + 1];
+    for node in &cx.nodes {
         if let Some(p) = node.parent {
-            children[p].push(i);
+            first[p + 1] += 1;
         }
     }
+    for i in 0..n {
+        first[i + 1] += first[i];
+    }
+    let mut filled = first.clone();
+    let mut kids = vec![0usize; n.saturating_sub(1)];
+    for (i, node) in cx.nodes.iter().enumerate() {
+        if let Some(p) = node.parent {
+            kids[filled[p]] = i;
+            filled[p] += 1;
+        }
+    }
+    let children = |i: usize| &kids[first[i]..first[i + 1]];
     let mut follows: Vec<Option<usize>> = vec![None; n];
     for r in ref_sites(cx).into_iter().filter(|r| !r.recursive) {
         follows[r.site] = cx.index.get(&r.target).copied();
@@ -607,13 +632,13 @@ fn deepest(cx: &SchemaCx<'_>) -> (usize, usize, bool) {
     let mut open = vec![false; n];
     let mut stack = vec![(0usize, false)];
     while let Some((i, expanded)) = stack.pop() {
-        if height[i].is_some() {
+        if n == 0 || height[i].is_some() {
             continue;
         }
-        let next = children[i].iter().copied().chain(follows[i]);
         if !expanded {
             open[i] = true;
             stack.push((i, true));
+            let next = children(i).iter().copied().chain(follows[i]);
             stack.extend(
                 next.filter(|c| height[*c].is_none() && !open[*c])
                     .map(|c| (c, false)),
@@ -621,7 +646,7 @@ fn deepest(cx: &SchemaCx<'_>) -> (usize, usize, bool) {
             continue;
         }
         let mut best = (0, i, false);
-        for c in children[i].iter().copied() {
+        for &c in children(i) {
             if let Some((h, at, via)) = height[c]
                 && h + 1 > best.0
             {

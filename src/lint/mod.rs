@@ -7,9 +7,11 @@
 //! caller can show which findings the projection resolves and which remain.
 
 mod checks;
+mod group;
 mod nodes;
 pub mod ollama;
 mod profiles;
+pub mod report;
 mod rule;
 mod text;
 
@@ -20,11 +22,13 @@ use std::str::FromStr;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+pub use group::{Group, Placed, origins_of, place_by_origin};
 pub use ollama::{Dropped, GoError, OllamaView};
 pub use rule::{
     Check, Counted, DropClass, Limit, LintRule, NamePattern, RootTypeCase, Severity, Target, Where,
 };
 
+use crate::projection::Links;
 pub(crate) use checks::says_a_kind;
 use checks::{Hit, SchemaCx, ToolCx};
 
@@ -190,22 +194,84 @@ pub fn lint_schema(profile: Profile, schema: &Value) -> Vec<Finding> {
 /// (unique names, per-request limits) report on the tool where the problem shows up.
 pub fn lint_tools(profile: Profile, tools: &[Subject<'_>]) -> Vec<Vec<Finding>> {
     let cxs: Vec<SchemaCx<'_>> = tools.iter().map(|t| SchemaCx::new(t.schema)).collect();
+    hits(profile, tools, &cxs)
+        .into_iter()
+        .enumerate()
+        .map(|(i, list)| {
+            list.into_iter()
+                .map(|(_, rule, hit)| finding(profile, rule, &hit, &tools[i], i, &cxs[i]))
+                .collect()
+        })
+        .collect()
+}
+
+/// Like [`lint_tools`], with the findings of each tool grouped by the original node they come
+/// from: a projection that inlined one definition a thousand times has one group for what is
+/// wrong with that definition, not a thousand findings. `links[i]` maps tool `i`'s schema back
+/// to its original schema (`None`: the schema is the original itself).
+pub fn lint_grouped(
+    profile: Profile,
+    tools: &[Subject<'_>],
+    links: &[Option<(&Links, &Value)>],
+) -> Vec<Vec<Group>> {
+    Batch::new(tools.to_vec(), links.to_vec()).lint(profile)
+}
+
+/// The tools of one request, read once and linted for as many profiles as asked: reading a
+/// large projection costs more than running one profile's rules on it.
+pub(crate) struct Batch<'a> {
+    tools: Vec<Subject<'a>>,
+    cxs: Vec<SchemaCx<'a>>,
+    links: Vec<Option<(&'a Links, &'a Value)>>,
+}
+
+impl<'a> Batch<'a> {
+    pub(crate) fn new(
+        tools: Vec<Subject<'a>>,
+        links: Vec<Option<(&'a Links, &'a Value)>>,
+    ) -> Batch<'a> {
+        let cxs = tools.iter().map(|t| SchemaCx::new(t.schema)).collect();
+        Batch { tools, cxs, links }
+    }
+
+    pub(crate) fn lint(&self, profile: Profile) -> Vec<Vec<Group>> {
+        hits(profile, &self.tools, &self.cxs)
+            .into_iter()
+            .enumerate()
+            .map(|(i, list)| {
+                let links = self.links.get(i).copied().flatten();
+                group::group(list, links, |rule, hit| {
+                    finding(profile, rule, hit, &self.tools[i], i, &self.cxs[i])
+                })
+            })
+            .collect()
+    }
+}
+
+/// Every rule's hits on every tool, each tool's sorted (tool-level first, then document order,
+/// then table order).
+fn hits(
+    profile: Profile,
+    tools: &[Subject<'_>],
+    cxs: &[SchemaCx<'_>],
+) -> Vec<Vec<(SortKey, &'static LintRule, Hit)>> {
     let tool_cxs: Vec<ToolCx<'_>> = tools
         .iter()
-        .zip(&cxs)
+        .zip(cxs)
         .map(|(t, cx)| ToolCx {
             name: t.name,
             schema: cx,
         })
         .collect();
-    let mut keyed: Vec<Vec<(SortKey, Finding)>> = vec![Vec::new(); tools.len()];
-    let mut claimed: Vec<HashSet<(String, String)>> = vec![HashSet::new(); tools.len()];
+    let mut keyed: Vec<Vec<(SortKey, &'static LintRule, Hit)>> =
+        (0..tools.len()).map(|_| Vec::new()).collect();
+    // (document order of the node, keyword): the order stands for the pointer, uncopied.
+    let mut claimed: Vec<HashSet<(usize, String)>> = vec![HashSet::new(); tools.len()];
 
     for (rank, rule) in profile.rules().iter().enumerate() {
         if rule.applies.target() == Target::Tool {
             for (i, hit) in checks::tool_hits(&rule.applies, &tool_cxs) {
-                let f = finding(profile, rule, &hit, &tools[i], i, &cxs[i]);
-                keyed[i].push(((false, 0, rank), f));
+                keyed[i].push(((false, 0, rank), rule, hit));
             }
             continue;
         }
@@ -215,30 +281,28 @@ pub fn lint_tools(profile: Profile, tools: &[Subject<'_>]) -> Vec<Vec<Finding>> 
         );
         for (i, cx) in cxs.iter().enumerate() {
             for hit in checks::schema_hits(&rule.applies, cx) {
-                if let Some(keyword) = &hit.keyword {
-                    let key = (hit.pointer.clone(), keyword.clone());
+                let order = cx.order(&hit.pointer);
+                if let Some(keyword) = &hit.keyword
+                    && order != usize::MAX
+                {
                     // A keyword a more specific rule already explained is not repeated by a
                     // catch-all list.
-                    if !claimed[i].insert(key) && presence {
+                    if !claimed[i].insert((order, keyword.clone())) && presence {
                         continue;
                     }
                 }
-                let f = finding(profile, rule, &hit, &tools[i], i, cx);
-                keyed[i].push(((true, cx.order(&hit.pointer), rank), f));
+                keyed[i].push(((true, order, rank), rule, hit));
             }
         }
     }
+    for list in &mut keyed {
+        list.sort_by_key(|(k, _, _)| *k);
+    }
     keyed
-        .into_iter()
-        .map(|mut list| {
-            list.sort_by_key(|(k, _)| *k);
-            list.into_iter().map(|(_, f)| f).collect()
-        })
-        .collect()
 }
 
 /// Tool-level findings first, then document order, then table order.
-type SortKey = (bool, usize, usize);
+pub(crate) type SortKey = (bool, usize, usize);
 
 /// True when some finding is an error.
 pub fn has_errors(findings: &[Finding]) -> bool {

@@ -145,7 +145,7 @@ struct Decoder {
 }
 
 /// The JSON kind as Go's decoder names it in `cannot unmarshal <kind>`.
-fn go_kind(value: &Value) -> &'static str {
+pub(crate) fn go_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "bool",

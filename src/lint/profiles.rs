@@ -354,7 +354,7 @@ static OPENAI_STRICT: &[LintRule] = &[
         "required-all",
         Error,
         Check::AllRequired,
-        "Strict mode needs every property listed in `required`; `{detail}` is optional here (strict schemas express optional as required-and-nullable).",
+        "`{detail}` is optional here; strict mode needs every property listed in `required` (strict schemas express optional as required-and-nullable).",
         Some(
             "Invalid schema for function '{tool}': In context={context}, 'required' is required to be supplied and to be an array including every key in properties. Missing '{detail}'.",
         ),
@@ -622,9 +622,9 @@ static GEMINI: &[LintRule] = &[
     ),
     rule(
         "enum-type",
-        Warn,
+        Error,
         Check::EnumOnNonString,
-        "`enum` on a schema whose type is {detail}; Gemini has refused enums outside `type: STRING` (its SDK documents integer enums written as strings with `format: enum`).",
+        "`enum` on a schema whose type is {detail}; Gemini refuses enums outside `type: STRING` (its SDK documents integer enums written as strings with `format: enum` on an integer or number).",
         Some("function declaration enum only allowed for STRING type"),
         true,
         "https://github.com/anomalyco/opencode/pull/12911, https://github.com/decolua/9router/pull/380",

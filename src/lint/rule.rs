@@ -171,7 +171,8 @@ pub enum Check {
     EnumValues {
         kinds: &'static [Kind],
     },
-    /// An `enum` on a schema whose `type` is not `"string"`.
+    /// An `enum` on a schema whose `type` is not `"string"` (either case), other than an integer
+    /// or number with `format: enum`.
     EnumOnNonString,
     /// `$ref` beside keywords other than these (and other than `$`-prefixed ones, when allowed).
     RefSiblings {

@@ -9,12 +9,14 @@ mod error;
 mod format;
 mod formats;
 mod node;
+mod position;
 mod source;
 mod writeback;
 
 pub use error::ManifestError;
 pub use format::{ManifestFormat, ParseFormatError, SchemaDialect};
 pub use formats::empty_parameters;
+pub use position::{Position, Span, TextIndex};
 pub use source::STDIN_ORIGIN;
 
 use serde_json::Value;

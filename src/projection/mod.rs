@@ -21,7 +21,7 @@ use serde_json::Value;
 
 pub use budget::ProjectionError;
 pub use tailor::{Adapter, Tailored, Unresolved, tailor};
-pub use trace::{BranchTags, Detail, JoinOutcome, Links, Rule, TraceEntry};
+pub use trace::{BranchTags, Detail, JoinOutcome, Links, Rule, Tolerating, TraceEntry};
 
 use crate::schema::Draft;
 
@@ -92,6 +92,42 @@ impl std::str::FromStr for Recursion {
     }
 }
 
+/// What a flattened union's property is built from when some alternatives are open and do not
+/// declare it (SPEC rule 10, *open alternatives*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpenBranches {
+    /// From the alternatives that declare it: the property keeps its shape, and a foreign
+    /// value under that name (in an alternative that only tolerates it) is no longer accepted.
+    #[default]
+    Declared,
+    /// A tolerating alternative contributes what it allows there (`{}` or its
+    /// `additionalProperties`): I-sound to the letter, at the price of the shape.
+    Strict,
+}
+
+impl std::str::FromStr for OpenBranches {
+    type Err = String;
+    fn from_str(s: &str) -> Result<OpenBranches, String> {
+        match s {
+            "declared" => Ok(OpenBranches::Declared),
+            "strict" => Ok(OpenBranches::Strict),
+            other => Err(format!(
+                "unknown open-branches policy `{other}` (expected declared or strict)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for OpenBranches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OpenBranches::Declared => "declared",
+            OpenBranches::Strict => "strict",
+        })
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Options {
     pub mode: Mode,
@@ -107,6 +143,8 @@ pub struct Options {
     pub unroll_budget: Option<usize>,
     /// Maximum nesting of schemas, counted through `$ref`s.
     pub max_depth: usize,
+    /// Open alternatives of a flattened union (flat mode only).
+    pub open_branches: OpenBranches,
 }
 
 impl Default for Options {
@@ -119,6 +157,7 @@ impl Default for Options {
             node_budget: None,
             unroll_budget: None,
             max_depth: budget::DEFAULT_MAX_DEPTH,
+            open_branches: OpenBranches::default(),
         }
     }
 }
@@ -133,6 +172,14 @@ impl Options {
 
     pub fn flat() -> Options {
         Options::default()
+    }
+
+    /// The same options with another open-branches policy.
+    pub fn with_open_branches(&self, open_branches: OpenBranches) -> Options {
+        Options {
+            open_branches,
+            ..self.clone()
+        }
     }
 }
 
@@ -151,6 +198,14 @@ impl Projection {
     /// Trace entries whose result sits at `pointer` in the projection.
     pub fn entries_at<'a>(&'a self, pointer: &'a str) -> impl Iterator<Item = &'a TraceEntry> {
         self.trace.iter().filter(move |e| e.at == pointer)
+    }
+
+    /// Whether `--open-branches declared` kept the declared shape of some property against an
+    /// open alternative: only then can a payload be a foreign-key case.
+    pub fn relaxes_open_branches(&self) -> bool {
+        self.trace
+            .iter()
+            .any(|e| matches!(e.detail, Detail::OpenBranchDeclared { .. }))
     }
 
     /// Trace entries that came from the original node at `pointer`.

@@ -71,6 +71,19 @@ impl Notes {
         }
     }
 
+    /// Removes the first trace entry of `rule` at this node and returns its original pointers
+    /// (a later rule made its verdict moot).
+    pub(crate) fn take_root_trace(&mut self, rule: Rule) -> Option<Vec<String>> {
+        let i = self
+            .here
+            .iter()
+            .position(|k| matches!(k, NoteKind::Trace { rule: r, .. } if *r == rule))?;
+        match self.here.remove(i) {
+            NoteKind::Trace { from, .. } => Some(from),
+            NoteKind::Link(_) => None,
+        }
+    }
+
     pub(crate) fn has_root_trace(&self, rule: Rule) -> bool {
         self.here
             .iter()

@@ -24,6 +24,8 @@ pub enum Rule {
     NullableOptional,
     AllofMerge,
     SoundnessGuard,
+    /// Rule 10's *open alternatives* policy under `--open-branches declared`.
+    OpenBranchDeclared,
     // Provider tailoring (`tailor`): a post-pass for one provider, with no SPEC number.
     TailorCloseObject,
     TailorRequiredNullable,
@@ -36,7 +38,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 22] = [
+    pub const ALL: [Rule; 23] = [
         Rule::RefInline,
         Rule::Recursion,
         Rule::Unresolvable,
@@ -51,6 +53,7 @@ impl Rule {
         Rule::NullableOptional,
         Rule::AllofMerge,
         Rule::SoundnessGuard,
+        Rule::OpenBranchDeclared,
         Rule::TailorCloseObject,
         Rule::TailorRequiredNullable,
         Rule::TailorConstEnum,
@@ -77,6 +80,7 @@ impl Rule {
             Rule::NullableOptional => "nullable-optional",
             Rule::AllofMerge => "allof-merge",
             Rule::SoundnessGuard => "soundness-guard",
+            Rule::OpenBranchDeclared => "open-branch-declared",
             Rule::TailorCloseObject => "tailor-close-object",
             Rule::TailorRequiredNullable => "tailor-required-nullable",
             Rule::TailorConstEnum => "tailor-const-enum",
@@ -91,6 +95,11 @@ impl Rule {
     /// The rule's number in SPEC.md; the guards and the tailoring steps are this project's own
     /// addition.
     pub fn number(self) -> Option<u8> {
+        if self == Rule::OpenBranchDeclared {
+            // A policy of rule 10 (collision join), with an id of its own so that it can be
+            // highlighted and switched.
+            return Some(10);
+        }
         let n = Rule::ALL.iter().position(|r| *r == self)? as u8 + 1;
         (n <= 13).then_some(n)
     }
@@ -111,6 +120,17 @@ impl std::fmt::Display for Rule {
 pub struct BranchTags {
     pub from: String,
     pub tags: Vec<Value>,
+}
+
+/// An open alternative that does not declare a property another alternative declares: it
+/// tolerates any value there (or what its `additionalProperties` allows).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tolerating {
+    /// The alternative's original node.
+    pub from: String,
+    pub tags: Vec<Value>,
+    /// What the alternative accepts under the name: `{}`, or its `additionalProperties`.
+    pub allows: Value,
 }
 
 /// How rule 10 joined one property.
@@ -171,6 +191,25 @@ pub enum Detail {
     UnionKept {
         reason: String,
     },
+    /// Rule 6: an alternative that is itself a union of objects all carrying the same tags was
+    /// joined into one object first (rules 9–11 among its members).
+    SameTagGroup {
+        property: String,
+        tags: Vec<Value>,
+        /// The members' original nodes.
+        members: Vec<String>,
+    },
+    /// Rule 9 among the members of a same-tag group: they share the tag, so what is lost is
+    /// counted in shapes.
+    ShapeRequiredDropped {
+        property: String,
+        discriminator: String,
+        tags: Vec<Value>,
+        shapes: usize,
+        present_in: usize,
+        required_in: usize,
+        hint: Option<String>,
+    },
     ObjectBuilt {
         properties: Vec<String>,
     },
@@ -195,6 +234,16 @@ pub enum Detail {
     KeywordDropped {
         keyword: String,
         reason: String,
+    },
+    /// `--open-branches declared`: the property keeps the shape of the alternatives that
+    /// declare it; the tolerating ones contribute nothing, so a foreign value under that name
+    /// is no longer accepted.
+    OpenBranchDeclared {
+        property: String,
+        discriminator: String,
+        /// The alternatives that declare the property (`from`: the declaring property).
+        declaring: Vec<BranchTags>,
+        tolerating: Vec<Tolerating>,
     },
     NullKept {
         alternatives: usize,
@@ -303,6 +352,34 @@ impl TraceEntry {
             Detail::UnionKept { reason } => {
                 format!("Union left as `anyOf`: not a discriminated union because {reason}.")
             }
+            Detail::SameTagGroup {
+                property,
+                tags,
+                members,
+            } => format!(
+                "{} alternatives share their tag ({}): joined into one object first (rules 9–11 among them), which then takes part in the union under that tag.",
+                members.len(),
+                condition(property, tags)
+            ),
+            Detail::ShapeRequiredDropped {
+                property,
+                discriminator,
+                tags,
+                shapes,
+                present_in,
+                required_in,
+                ..
+            } => {
+                let mut s = format!(
+                    "`{property}` is no longer required: of the {shapes} shapes when {}, {present_in} have it",
+                    condition(discriminator, tags)
+                );
+                if *required_in > 0 {
+                    s.push_str(&format!(" and {required_in} require it"));
+                }
+                s.push_str(". Only properties every shape requires stay required.");
+                s
+            }
             Detail::ObjectBuilt { properties } => format!(
                 "One object with the properties of every alternative: {}.",
                 properties.join(", ")
@@ -375,6 +452,12 @@ impl TraceEntry {
             Detail::KeywordDropped { keyword, reason } => {
                 format!("`{keyword}` dropped: {reason}.")
             }
+            Detail::OpenBranchDeclared {
+                property,
+                discriminator,
+                declaring,
+                tolerating,
+            } => open_branch_message(property, discriminator, declaring, tolerating),
             Detail::NullKept { alternatives } => format!(
                 "Optional union: {alternatives} null alternative(s) kept beside the merged object."
             ),
@@ -393,6 +476,49 @@ impl TraceEntry {
             Detail::Tailored(t) => t.message(),
         }
     }
+}
+
+fn tags_of<'a>(branches: impl Iterator<Item = &'a Vec<Value>>) -> Vec<Value> {
+    let mut tags: Vec<Value> = Vec::new();
+    for t in branches.flatten() {
+        if !tags.contains(t) {
+            tags.push(t.clone());
+        }
+    }
+    tags
+}
+
+fn open_branch_message(
+    property: &str,
+    discriminator: &str,
+    declaring: &[BranchTags],
+    tolerating: &[Tolerating],
+) -> String {
+    let declared_tags = tags_of(declaring.iter().map(|b| &b.tags));
+    let open_tags = tags_of(tolerating.iter().map(|t| &t.tags));
+    let declared = condition(discriminator, &declared_tags);
+    let open = condition(discriminator, &open_tags);
+    let any_value = tolerating
+        .iter()
+        .all(|t| t.allows == Value::Object(Default::default()));
+    let what = if any_value {
+        "any value".to_owned()
+    } else {
+        "whatever its additionalProperties allows".to_owned()
+    };
+    let whose = if declared_tags == open_tags {
+        // A same-tag group: its members share the tag, so only their shapes differ.
+        format!(
+            "Among the shapes when {declared}, `{property}` keeps the shape of those that declare it; the others do not declare `{property}` but are open"
+        )
+    } else {
+        format!(
+            "`{property}` keeps the shape declared when {declared}. When {open} the object does not declare `{property}` but is open"
+        )
+    };
+    format!(
+        "{whose}, so the original accepts {what} there; the projection no longer accepts such a foreign `{property}` outside the declared shape (--open-branches strict accepts it, and leaves `{property}` unconstrained)."
+    )
 }
 
 /// Projection pointer ↔ original pointers, for every node the projection emitted.

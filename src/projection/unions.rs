@@ -2,11 +2,12 @@
 
 use serde_json::{Map, Value};
 
+use super::OpenBranches;
 use super::allof::conjoin;
 use super::engine::Engine;
 use super::join::{self, Contribution};
 use super::out::Out;
-use super::trace::{BranchTags, Detail, Rule, condition};
+use super::trace::{BranchTags, Detail, Rule, Tolerating, condition};
 use crate::pointer;
 use crate::schema::keywords::is_annotation;
 use crate::schema::kinds::{Kind, KindSet};
@@ -219,11 +220,23 @@ pub(crate) fn flatten(
         .get("discriminator")
         .and_then(|d| d.get("propertyName"))
         .and_then(Value::as_str);
-    let branch_maps: Result<Vec<&Map<String, Value>>, String> = objects
+    // Rule 6: an alternative that is itself a union of objects sharing their tags stands in
+    // for detection with just those tags; a union of such members alone stays `anyOf`.
+    let stand_ins: Vec<Option<Map<String, Value>>> = objects
         .iter()
         .map(|i| {
-            is_object_schema(&alts[*i])
-                .map_err(|e| format!("alternative {i} is not an object schema: {e}"))
+            (objects.len() > 1)
+                .then(|| same_tag_stand_in(&alts[*i]))
+                .flatten()
+        })
+        .collect();
+    let branch_maps: Result<Vec<&Map<String, Value>>, String> = objects
+        .iter()
+        .zip(&stand_ins)
+        .map(|(i, stand_in)| match stand_in {
+            Some(s) => Ok(s),
+            None => is_object_schema(&alts[*i])
+                .map_err(|e| format!("alternative {i} is not an object schema: {e}")),
         })
         .collect();
     let du = branch_maps.and_then(|b| detect(&b, named));
@@ -239,12 +252,19 @@ pub(crate) fn flatten(
         }
     };
     let mut branches = Vec::new();
-    for i in &objects {
+    for (k, i) in objects.iter().enumerate() {
         let notes = node.take_notes_under(&["anyOf", &i.to_string()]);
-        branches.push(Out {
+        let branch = Out {
             value: alts[*i].clone(),
             exact: false,
             notes,
+        };
+        branches.push(match stand_ins[k] {
+            Some(_) => {
+                let fallback = pointer::push(&union_ptr, &i.to_string());
+                join_group(engine, branch, &du.property, &du.tags[k], &fallback)
+            }
+            None => branch,
         });
     }
     let null_alts: Vec<(Value, super::out::Notes)> = nulls
@@ -257,12 +277,87 @@ pub(crate) fn flatten(
         })
         .collect();
     node.forget_under(&["anyOf"]);
-    let flattened = build(engine, &du, branches, &union_ptr, &objects);
+    let flattened = build(engine, &du, branches, &union_ptr, &objects, Joining::Union);
     let mut result = attach_siblings(node, flattened);
     if !null_alts.is_empty() {
         result = keep_nulls(result, null_alts, &union_ptr);
     }
     result
+}
+
+/// Whether two tag lists name the same tags (in any order).
+fn same_tags(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().all(|t| b.contains(t))
+}
+
+/// For an alternative that is a bare union (only annotations beside its `anyOf`) of object
+/// schemas: a stand-in object holding, as `enum`s, the tags that every member carries alike.
+/// `None` when it is not such a group, or its members share no tag.
+fn same_tag_stand_in(alt: &Value) -> Option<Map<String, Value>> {
+    let m = alt.as_object()?;
+    let Some(Value::Array(members)) = m.get("anyOf") else {
+        return None;
+    };
+    if members.len() < 2 || !m.keys().all(|k| k == "anyOf" || is_annotation(k)) {
+        return None;
+    }
+    let maps: Vec<&Map<String, Value>> = members
+        .iter()
+        .map(|v| is_object_schema(v).ok())
+        .collect::<Option<_>>()?;
+    let mut shared = Map::new();
+    for name in properties(maps[0]).into_iter().flat_map(|p| p.keys()) {
+        let tags: Option<Vec<Vec<Value>>> = maps
+            .iter()
+            .map(|b| literal_tags(properties(b).and_then(|p| p.get(name))))
+            .collect();
+        if let Some(tags) = tags
+            && tags.windows(2).all(|w| same_tags(&w[0], &w[1]))
+        {
+            let mut tag = Map::new();
+            tag.insert("enum".to_owned(), Value::Array(tags[0].clone()));
+            shared.insert(name.clone(), Value::Object(tag));
+        }
+    }
+    if shared.is_empty() {
+        return None;
+    }
+    let mut stand_in = Map::new();
+    stand_in.insert("type".to_owned(), "object".into());
+    stand_in.insert("properties".to_owned(), Value::Object(shared));
+    Some(stand_in)
+}
+
+/// Rule 6, same-tag group: the members are joined into one object by rules 9–11 (their shapes
+/// differ, their tag does not), which then takes part in the outer union under `tags`.
+fn join_group(engine: &Engine<'_>, mut group: Out, d: &str, tags: &[Value], fallback: &str) -> Out {
+    let Some(Value::Array(members)) = group.value.get("anyOf").cloned() else {
+        return group;
+    };
+    // Alone, the group was not a discriminated union (its members share the tag); that verdict
+    // no longer stands. Its pointer is the group's union in the original.
+    let group_ptr = group
+        .notes
+        .take_root_trace(Rule::DuDetect)
+        .and_then(|from| from.into_iter().next())
+        .unwrap_or_else(|| fallback.to_owned());
+    let mut branches = Vec::new();
+    for (j, member) in members.into_iter().enumerate() {
+        let notes = group.take_notes_under(&["anyOf", &j.to_string()]);
+        branches.push(Out {
+            value: member,
+            exact: false,
+            notes,
+        });
+    }
+    group.forget_under(&["anyOf"]);
+    let du = Discriminated {
+        property: d.to_owned(),
+        tags: vec![tags.to_vec(); branches.len()],
+    };
+    let indices: Vec<usize> = (0..branches.len()).collect();
+    let joined = build(engine, &du, branches, &group_ptr, &indices, Joining::Group);
+    attach_siblings(group, joined)
 }
 
 /// The union node's own keywords (title, description, or constraints) go onto the object.
@@ -336,6 +431,14 @@ fn keep_nulls(object: Out, nulls: Vec<(Value, super::out::Notes)>, union_ptr: &s
     out
 }
 
+/// What `build` merges: a discriminated union, or the members of a same-tag group (which
+/// share their tag, so hints count shapes and the tag is not listed again).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Joining {
+    Union,
+    Group,
+}
+
 /// Rules 7–11: the merged object.
 fn build(
     engine: &Engine<'_>,
@@ -343,6 +446,7 @@ fn build(
     mut branches: Vec<Out>,
     union_ptr: &str,
     indices: &[usize],
+    joining: Joining,
 ) -> Out {
     let d = du.property.as_str();
     let maps: Vec<Map<String, Value>> = branches
@@ -370,13 +474,25 @@ fn build(
     for name in &names {
         let tokens = ["properties", name.as_str()];
         let mut contributions = Vec::new();
+        let mut tolerating = Vec::new();
         for (i, b) in branches.iter_mut().enumerate() {
             let declared = properties(&maps[i]).and_then(|p| p.get(name));
             let c = match declared {
                 Some(v) => Some((v.clone(), false, b.take_notes_under(&tokens))),
-                None => match undeclared(&maps[i]) {
-                    Undeclared::Forbidden => None,
-                    Undeclared::Schema(s) => Some((s, true, Default::default())),
+                None => match (undeclared(&maps[i]), engine.opts.open_branches) {
+                    (Undeclared::Forbidden, _) => None,
+                    (Undeclared::Schema(s), OpenBranches::Strict) => {
+                        Some((s, true, Default::default()))
+                    }
+                    // Rule 10, open alternatives: the shape comes from the declarations alone.
+                    (Undeclared::Schema(allows), OpenBranches::Declared) => {
+                        tolerating.push(Tolerating {
+                            from: froms[i].clone(),
+                            tags: du.tags[i].clone(),
+                            allows,
+                        });
+                        None
+                    }
                 },
             };
             if let Some((value, implicit, notes)) = c {
@@ -408,8 +524,15 @@ fn build(
             .filter(|c| !c.implicit)
             .map(|c| c.from.clone())
             .collect();
+        let declaring: Vec<BranchTags> = contributions
+            .iter()
+            .map(|c| BranchTags {
+                from: c.from.clone(),
+                tags: c.tags.clone(),
+            })
+            .collect();
         let (mut value, notes) = if name == d {
-            tag_enum(du, contributions)
+            tag_enum(du, contributions, joining == Joining::Union)
         } else {
             let contributors = contributions.len();
             let joined = join::join(name, d, contributions, nullable_kw);
@@ -434,8 +557,46 @@ fn build(
             exact: false,
             notes,
         };
+        if !tolerating.is_empty() {
+            let mut from = declared_from.clone();
+            from.extend(tolerating.iter().map(|t| t.from.clone()));
+            prop_out.trace(
+                Rule::OpenBranchDeclared,
+                from,
+                Detail::OpenBranchDeclared {
+                    property: name.clone(),
+                    discriminator: d.to_owned(),
+                    declaring,
+                    tolerating,
+                },
+            );
+        }
         if requiring.len() == maps.len() {
             required.push(Value::String(name.clone()));
+        } else if joining == Joining::Group
+            && name != d
+            && (!requiring.is_empty() || present.len() < maps.len())
+        {
+            let hint = engine
+                .opts
+                .hints
+                .then(|| shape_hint(d, &du.tags[0], maps.len(), present.len(), requiring.len()));
+            if let Some(h) = &hint {
+                append_description(&mut value, h);
+            }
+            prop_out.trace(
+                Rule::RequiredIntersection,
+                declared_from.clone(),
+                Detail::ShapeRequiredDropped {
+                    property: name.clone(),
+                    discriminator: d.to_owned(),
+                    tags: du.tags[0].clone(),
+                    shapes: maps.len(),
+                    present_in: present.len(),
+                    required_in: requiring.len(),
+                    hint,
+                },
+            );
         } else if name != d && (!requiring.is_empty() || present.len() < maps.len()) {
             let tags_of = |set: &[usize]| -> Vec<Value> {
                 set.iter().flat_map(|i| du.tags[*i].clone()).collect()
@@ -488,6 +649,18 @@ fn build(
         out.adopt(&[], root);
     }
     out.value = Value::Object(m);
+    if joining == Joining::Group {
+        out.trace(
+            Rule::DuDetect,
+            vec![union_ptr.to_owned()],
+            Detail::SameTagGroup {
+                property: d.to_owned(),
+                tags: du.tags[0].clone(),
+                members: froms,
+            },
+        );
+        return out;
+    }
     out.trace(
         Rule::DuDetect,
         vec![union_ptr.to_owned()],
@@ -523,9 +696,18 @@ fn property_order(d: &str, maps: &[Map<String, Value>]) -> Vec<String> {
     names
 }
 
-/// Rule 8: the discriminator lists every tag.
-fn tag_enum(du: &Discriminated, contributions: Vec<Contribution>) -> (Value, super::out::Notes) {
-    let tags: Vec<Value> = du.tags.iter().flatten().cloned().collect();
+/// Rule 8: the discriminator lists every tag (once: a same-tag group's members repeat it).
+fn tag_enum(
+    du: &Discriminated,
+    contributions: Vec<Contribution>,
+    traced: bool,
+) -> (Value, super::out::Notes) {
+    let mut tags: Vec<Value> = Vec::new();
+    for t in du.tags.iter().flatten() {
+        if !tags.contains(t) {
+            tags.push(t.clone());
+        }
+    }
     let mut kinds = KindSet::default();
     tags.iter().for_each(|t| kinds.insert(Kind::of(t)));
     let mut m = Map::new();
@@ -553,16 +735,34 @@ fn tag_enum(du: &Discriminated, contributions: Vec<Contribution>) -> (Value, sup
     for c in &contributions {
         out.link(c.out.root_originals());
     }
-    let from = contributions.iter().map(|c| c.from.clone()).collect();
-    out.trace(
-        Rule::DuEnum,
-        from,
-        Detail::TagEnum {
-            property: du.property.clone(),
-            tags,
-        },
-    );
+    if traced {
+        let from = contributions.iter().map(|c| c.from.clone()).collect();
+        out.trace(
+            Rule::DuEnum,
+            from,
+            Detail::TagEnum {
+                property: du.property.clone(),
+                tags,
+            },
+        );
+    }
     (out.value, out.notes)
+}
+
+/// Rule 9's hint inside a same-tag group: the tag cannot tell its members apart, so it counts
+/// the shapes that have (and require) the property.
+fn shape_hint(d: &str, tags: &[Value], shapes: usize, present: usize, required: usize) -> String {
+    let of = format!("of the {shapes} shapes when {}", condition(d, tags));
+    if present < shapes {
+        let tail = match required {
+            0 => String::new(),
+            r if r == present => "; required there".to_owned(),
+            r => format!("; required in {r}"),
+        };
+        format!("In {present} {of}{tail}.")
+    } else {
+        format!("Required in {required} {of}.")
+    }
 }
 
 fn hint_text(d: &str, required_when: &[Value], present_when: Option<&[Value]>) -> String {

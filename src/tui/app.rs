@@ -8,10 +8,11 @@ use ratatui::layout::{Position, Rect};
 use ratatui::widgets::ListState;
 use tui_tree_widget::{TreeItem, TreeState};
 
-use schemalens::lint::{self, Finding, Profile, Subject};
+use schemalens::lint::report::{self, Form, ProfileLint, ToolForms};
+use schemalens::lint::{self, Group, Profile};
 use schemalens::manifest::{self, Manifest, ManifestFormat, Tool};
 use schemalens::watch::ProjectionCache;
-use schemalens::{Mode, Options, Projection};
+use schemalens::{Mode, OpenBranches, Options, Projection};
 
 use super::keys::{Action, Context, Pane};
 use super::lint::PaneLint;
@@ -42,6 +43,9 @@ pub struct Source {
     /// The payload folder when it is not the one beside `path` (a live server has no file;
     /// `schemalens mcp --payloads DIR` names it).
     pub payload_dir: Option<PathBuf>,
+    /// What `D` compares with: the first good version loaded (the watch keeps it), or OLD
+    /// with `--diff OLD NEW`.
+    pub baseline: Option<Manifest>,
 }
 
 impl Source {
@@ -52,12 +56,13 @@ impl Source {
         };
         Source {
             path,
-            manifest,
             payload_files,
             file: None,
             hash: None,
             stale: None,
             payload_dir: None,
+            baseline: manifest.as_ref().ok().cloned(),
+            manifest,
         }
     }
 
@@ -102,11 +107,13 @@ pub struct TreePane {
     pub lint: PaneLint,
     /// What the last save changed in this tree, while it is shown.
     pub changes: PaneChanges,
+    /// Changes since the baseline, by class.
+    pub diff_marks: super::changes::ClassMarks,
 }
 
 impl TreePane {
-    fn new(tree: SchemaTree, theme: Theme, findings: Vec<Finding>) -> TreePane {
-        let lint = PaneLint::new(&tree, findings);
+    fn new(tree: SchemaTree, theme: Theme, groups: Vec<Group>) -> TreePane {
+        let lint = PaneLint::new(&tree, groups);
         let items = tree.items_with(theme, |id| lint.worst(id));
         TreePane {
             tree,
@@ -116,13 +123,14 @@ impl TreePane {
             rejecting: Vec::new(),
             lint,
             changes: PaneChanges::default(),
+            diff_marks: Default::default(),
         }
     }
 
     /// Replaces the findings and rebuilds the rows that show them; folds and selection are
     /// kept, since node ids do not change.
-    fn set_lint(&mut self, findings: Vec<Finding>, theme: Theme) {
-        self.lint = PaneLint::new(&self.tree, findings);
+    fn set_lint(&mut self, groups: Vec<Group>, theme: Theme) {
+        self.lint = PaneLint::new(&self.tree, groups);
         self.items = self.tree.items_with(theme, |id| self.lint.worst(id));
     }
 
@@ -237,6 +245,11 @@ pub struct ToolView {
     pub payload_error: Option<String>,
     /// The profile the panes' findings are for.
     pub profile: Option<Profile>,
+    /// That profile's verdicts and findings on the original, the projection and the tailored
+    /// schema (what `project --provider` sends).
+    pub report: Option<ProfileLint>,
+    /// What changed in this tool since its source's baseline; `None` when nothing did.
+    pub diff: Option<schemalens::diff::ToolDiff>,
 }
 
 impl ToolView {
@@ -276,6 +289,8 @@ pub struct Input {
 pub enum InputPurpose {
     Filter,
     Search(Side),
+    /// A provider's error, pasted (`!`); Enter explains it.
+    Why,
 }
 
 /// A confirmed search, kept for `n`/`N`.
@@ -328,6 +343,11 @@ pub struct App {
     pub live: Live,
     /// The live MCP server, when the inspector runs on one (`schemalens mcp`).
     pub server: Option<super::server::ServerView>,
+    /// The last pasted provider error and where it led.
+    pub why: Option<super::why::WhyView>,
+    /// Changes since the baseline are marked in the trees: with `--diff`, or once `D` was
+    /// pressed.
+    pub show_changes: bool,
 }
 
 fn load(path: &Path) -> Source {
@@ -406,6 +426,8 @@ impl App {
             cache: RefCell::new(ProjectionCache::new()),
             live: Live::default(),
             server: None,
+            why: None,
+            show_changes: false,
         };
         app.show_cursor_entry();
         app
@@ -608,6 +630,7 @@ impl App {
             *index,
             tool,
             projection,
+            &self.options,
             &self.live.payload_texts,
         );
         let at = path
@@ -668,26 +691,33 @@ impl App {
                 *index,
                 tool,
                 p,
+                &self.options,
                 &self.live.payload_texts,
             ),
             _ => (Vec::new(), None),
         };
-        let original_findings = self.findings(entry, &tool.schema);
-        let projected_findings = projection
-            .as_ref()
-            .map(|p| self.findings(entry, &p.schema))
-            .unwrap_or_default();
+        let report = self.lint_report(entry, projection.as_deref().ok_or(error.as_deref()));
+        let (original_groups, projected_groups) = pane_groups(report.as_ref());
+        let diff = self.diff_since_baseline(entry);
+        let mut panes = [
+            TreePane::new(original, self.theme, original_groups),
+            TreePane::new(projected, self.theme, projected_groups),
+        ];
+        if let Some(d) = &diff {
+            for (pane, side) in panes.iter_mut().zip([Side::Original, Side::Projection]) {
+                pane.diff_marks = super::changes::marks(d, &pane.tree, side);
+            }
+        }
         let view = ToolView {
             entry,
-            panes: [
-                TreePane::new(original, self.theme, original_findings),
-                TreePane::new(projected, self.theme, projected_findings),
-            ],
+            panes,
             projection,
             error,
             payloads,
             payload_error,
             profile: self.profile,
+            report,
+            diff,
         };
         let reused = keep.as_ref().is_some_and(|k| k.states.is_some());
         for pane in &view.panes {
@@ -742,24 +772,85 @@ impl App {
         Some(view)
     }
 
-    /// The chosen provider's findings on `schema`, a parameter schema of tool `entry`; the tool
-    /// is linted on its own, so rules about the whole tool list see this tool alone.
-    fn findings(&self, entry: usize, schema: &serde_json::Value) -> Vec<Finding> {
+    /// What changed in tool `entry` since its source's baseline.
+    fn diff_since_baseline(&self, entry: usize) -> Option<schemalens::diff::ToolDiff> {
+        if !self.show_changes {
+            return None;
+        }
+        let (source, tool) = self.tool(entry)?;
+        let (baseline, current) = (source.baseline.as_ref()?, source.manifest.as_ref().ok()?);
+        let options = schemalens::diff::DiffOptions {
+            projection: self.options.clone(),
+            profiles: Vec::new(),
+        };
+        super::changes::tool_diff(baseline, current, tool, &options)
+    }
+
+    /// Compares the first file with `baseline` instead of the version it was opened with
+    /// (`--diff OLD NEW`), and shows the changes screen.
+    pub fn set_baseline(&mut self, baseline: Manifest) {
+        if let Some(source) = self.sources.first_mut() {
+            source.baseline = Some(baseline);
+        }
+        self.open_changes();
+    }
+
+    /// The changes screen for the shown tool's file: every tool against its baseline.
+    pub(super) fn open_changes(&mut self) {
+        let source = self
+            .view
+            .as_ref()
+            .and_then(|v| self.source_of(v.entry))
+            .or_else(|| self.sources.first());
+        let Some(source) = source else { return };
+        let (Some(baseline), Ok(current)) = (&source.baseline, &source.manifest) else {
+            self.message = Some("no baseline: the file did not load when it was opened".to_owned());
+            return;
+        };
+        let options = schemalens::diff::DiffOptions {
+            projection: self.options.clone(),
+            profiles: Vec::new(),
+        };
+        let report = schemalens::diff::diff(baseline, current, &[], &options);
+        let lines =
+            super::changes::report_lines(&report, &baseline.origin, &current.origin, self.theme);
+        self.overlay = Some(Overlay::Changes { scroll: 0, lines });
+        if !self.show_changes {
+            // From now on the trees mark what changed, whatever tool is shown.
+            self.show_changes = true;
+            let side = self.last_tree;
+            let selected = self.selected_pointer(side).map(str::to_owned);
+            self.view = None;
+            self.show_cursor_entry();
+            if let Some(p) = selected {
+                self.select_pointer(side, &p);
+            }
+        }
+    }
+
+    /// The chosen provider's verdicts on tool `entry` in its three forms (`projection`: the
+    /// shown projection, or why there is none); the tool is linted on its own, so rules about
+    /// the whole tool list see this tool alone.
+    fn lint_report(
+        &self,
+        entry: usize,
+        projection: Result<&Projection, Option<&str>>,
+    ) -> Option<ProfileLint> {
         let (Some(profile), Some((source, tool))) = (self.profile, self.tool(entry)) else {
-            return Vec::new();
+            return None;
         };
         // A bare schema has no tool name of its own (the title stands in for one).
         let named = source
             .manifest
             .as_ref()
             .is_ok_and(|m| m.format != ManifestFormat::BareSchema);
-        let subject = Subject {
+        let forms = ToolForms {
             name: named.then_some(tool.name.as_str()),
-            schema,
+            tool,
+            options: &self.options,
+            projection: projection.map_err(|e| e.unwrap_or("the projection failed")),
         };
-        lint::lint_tools(profile, &[subject])
-            .pop()
-            .unwrap_or_default()
+        report::lint_forms(profile, &[forms]).pop()
     }
 
     /// Next profile: none, then each in [`Profile::ALL`] order, then none again.
@@ -776,40 +867,33 @@ impl App {
         self.relint();
         self.message = Some(match (self.profile, &self.view) {
             (None, _) => "provider lint off".to_owned(),
-            (Some(p), Some(view)) => format!(
-                "{}: original {} · projection {} · L lists them",
-                p.name(),
-                super::lint::summary(&view.panes[0].lint.findings),
-                match view.projection {
-                    Some(_) => super::lint::summary(&view.panes[1].lint.findings),
-                    None => "failed".to_owned(),
-                }
-            ),
+            (Some(p), Some(view)) => match &view.report {
+                Some(report) => format!(
+                    "{}: {} · L lists why",
+                    p.name(),
+                    super::lint::verdicts(report)
+                ),
+                None => format!("{}: {}", p.name(), p.label()),
+            },
             (Some(p), None) => format!("{}: {}", p.name(), p.label()),
         });
     }
 
-    /// Lints the shown tool for the current profile, both sides.
-    fn relint(&mut self) {
+    /// Lints the shown tool for the current profile, in its three forms.
+    pub(super) fn relint(&mut self) {
         let Some(view) = &self.view else { return };
         if view.profile == self.profile {
             return;
         }
-        let entry = view.entry;
-        let original = match self.tool(entry) {
-            Some((_, tool)) => self.findings(entry, &tool.schema),
-            None => Vec::new(),
-        };
-        let projected = view
-            .projection
-            .as_ref()
-            .map(|p| self.findings(entry, &p.schema))
-            .unwrap_or_default();
+        let projection = view.projection.as_deref().ok_or(view.error.as_deref());
+        let report = self.lint_report(view.entry, projection);
+        let (original, projected) = pane_groups(report.as_ref());
         let (theme, profile) = (self.theme, self.profile);
         if let Some(view) = &mut self.view {
             view.panes[0].set_lint(original, theme);
             view.panes[1].set_lint(projected, theme);
             view.profile = profile;
+            view.report = report;
         }
     }
 
@@ -896,25 +980,35 @@ impl App {
         let side = self.active_side();
         let pane = view.pane(side);
         let on_node = pane.selected().and_then(|id| pane.lint.first_on(id));
-        let selected = match (side, on_node) {
-            (Side::Original, Some(i)) => i,
-            (Side::Projection, Some(i)) => view.panes[0].lint.findings.len() + i,
-            (_, None) => 0,
+        let form = match side {
+            Side::Original => Form::Original,
+            Side::Projection => Form::Projection,
         };
+        let selected = on_node.map_or(0, |i| super::lint::index_of(view, form, i));
         let height = super::lint::list_height(self.size);
         let offset = super::lint::keep_visible(view, selected, 0, height);
         self.overlay = Some(Overlay::Lint { selected, offset });
     }
 
-    /// Leaves the lint list for the node finding `n` is attached to.
+    /// Leaves the lint list for the node finding `n` is attached to. A finding on the tailored
+    /// schema (which no tree shows) goes to the projection's node at the same place, else to
+    /// the original node it comes from.
     fn jump_to_finding(&mut self, n: usize) {
-        let Some((side, pointer)) = self
-            .view
-            .as_ref()
-            .and_then(|v| super::lint::finding(v, n))
-            .map(|(side, _, f)| (side, f.pointer.clone()))
-        else {
+        let Some(view) = &self.view else { return };
+        let Some((form, _, g)) = super::lint::finding(view, n) else {
             return;
+        };
+        let at = g.finding.pointer.clone();
+        let (side, pointer) = match form {
+            Form::Original => (Side::Original, at),
+            Form::Projection => (Side::Projection, at),
+            Form::Tailored if view.pane(Side::Projection).tree.find(&at).is_some() => {
+                (Side::Projection, at)
+            }
+            Form::Tailored => match g.origins.first() {
+                Some(origin) => (Side::Original, origin.clone()),
+                None => (Side::Projection, at),
+            },
         };
         self.overlay = None;
         if !self.select_pointer(side, &pointer) {
@@ -1036,7 +1130,7 @@ impl App {
         self.show_cursor_entry();
     }
 
-    fn apply_filter(&mut self) {
+    pub(super) fn apply_filter(&mut self) {
         let needle = self.filter.to_lowercase();
         let current = self.current_entry();
         self.visible = (0..self.entries.len())
@@ -1070,7 +1164,7 @@ impl App {
         self.link_from(side);
     }
 
-    fn set_mode(&mut self, mode: Mode) {
+    pub(super) fn set_mode(&mut self, mode: Mode) {
         self.options.mode = mode;
         let Some(view) = self.view.take() else { return };
         let side = self.active_side();
@@ -1113,6 +1207,43 @@ impl App {
             self.select_payload(i);
         }
         self.message = Some(format!("projected again in {mode} mode"));
+    }
+
+    /// Projects again under the other open-branches policy. Both trees keep their shape
+    /// (only joined properties change), so folds and the selection stay where they were.
+    fn set_open_branches(&mut self, policy: OpenBranches) {
+        self.options.open_branches = policy;
+        let Some(view) = self.view.take() else { return };
+        let side = self.active_side();
+        let other = side.other();
+        let selected_of = |s: Side| {
+            view.pane(s)
+                .selected()
+                .map(|id| view.pane(s).tree.node(id).pointer.clone())
+        };
+        let kept = Kept {
+            side,
+            selected: selected_of(side).unwrap_or_default(),
+            opened: [
+                view.panes[0].opened_pointers(),
+                view.panes[1].opened_pointers(),
+            ],
+            other: selected_of(other).map(|p| (other, p)),
+            states: None,
+        };
+        self.view = self.build_view(view.entry, Some(kept));
+        self.link_from(side);
+        if let Some(i) = self.payload {
+            self.select_payload(i);
+        }
+        let note = match (policy, self.options.mode) {
+            (_, Mode::Inline) => " (it matters in flat mode only)",
+            (OpenBranches::Declared, Mode::Flat) => {
+                ": declared shapes kept, foreign values rejected"
+            }
+            (OpenBranches::Strict, Mode::Flat) => ": exactly sound, tolerated names unconstrained",
+        };
+        self.message = Some(format!("open branches {policy}{note}"));
     }
 
     fn search_step(&mut self, forward: bool) {
@@ -1312,6 +1443,11 @@ impl App {
                     self.message = None;
                 }
             }
+            InputPurpose::Why => {
+                if keep {
+                    self.explain_error(&input.text);
+                }
+            }
         }
     }
 
@@ -1339,6 +1475,8 @@ impl App {
                     self.message = Some(format!("no match for {query:?}"));
                 }
             }
+            // Nothing happens while pasting: Enter explains.
+            InputPurpose::Why => {}
         }
     }
 }
@@ -1451,6 +1589,12 @@ pub fn update(app: &mut App, action: Action) {
     if let Some(input) = &mut app.input {
         match action {
             Action::InputChar(c) => {
+                // Only a pasted error keeps its lines; a search or filter is one line.
+                let c = if c == '\n' && input.purpose != InputPurpose::Why {
+                    ' '
+                } else {
+                    c
+                };
                 input.text.push(c);
                 app.input_changed();
             }
@@ -1470,6 +1614,7 @@ pub fn update(app: &mut App, action: Action) {
                             app.after_select(side);
                         }
                     }
+                    InputPurpose::Why => {}
                 }
             }
             Action::Resize { width, height } => app.size = Rect::new(0, 0, width, height),
@@ -1483,6 +1628,7 @@ pub fn update(app: &mut App, action: Action) {
         Action::Quit => app.quit = true,
         Action::Help => app.overlay = Some(Overlay::Help { scroll: 0 }),
         Action::JsonView => app.open_json(),
+        Action::Changes => app.open_changes(),
         Action::Rules => {
             app.overlay = Some(Overlay::Rules {
                 scroll: 0,
@@ -1619,6 +1765,13 @@ pub fn update(app: &mut App, action: Action) {
             };
             app.set_mode(mode);
         }
+        Action::ToggleOpenBranches => {
+            let policy = match app.options.open_branches {
+                OpenBranches::Declared => OpenBranches::Strict,
+                OpenBranches::Strict => OpenBranches::Declared,
+            };
+            app.set_open_branches(policy);
+        }
         Action::Search => {
             if !in_tree {
                 app.focus_tree(side);
@@ -1644,6 +1797,13 @@ pub fn update(app: &mut App, action: Action) {
             });
         }
         Action::OpenTool => app.focus_tree(Side::Original),
+        Action::Why => {
+            app.input = Some(Input {
+                purpose: InputPurpose::Why,
+                text: String::new(),
+                before: None,
+            });
+        }
         Action::EditPayload => app.edit_payload(false),
         Action::NewPayload => app.edit_payload(true),
         Action::GotoRejecting => app.goto_rejecting(),
@@ -1676,4 +1836,14 @@ pub fn update(app: &mut App, action: Action) {
         | Action::InputConfirm
         | Action::InputCancel => {}
     }
+}
+
+/// The groups each tree shows: the original's and the projection's.
+fn pane_groups(report: Option<&ProfileLint>) -> (Vec<Group>, Vec<Group>) {
+    report.map_or_else(Default::default, |r| {
+        (
+            r.form(Form::Original).groups.clone(),
+            r.form(Form::Projection).groups.clone(),
+        )
+    })
 }

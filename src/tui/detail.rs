@@ -26,6 +26,7 @@ const MAX_POINTERS: usize = 4;
 pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let mut out = super::server::detail_lines(app);
     out.extend(stale_lines(app));
+    out.extend(super::why::detail_lines(app));
     out.extend(body(app, width));
     out
 }
@@ -60,7 +61,7 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
                     Some((_, tool)) => super::server::call_lines(app, &tool.name, row),
                     None => Vec::new(),
                 };
-                payloads::detail_lines(row, app.options.mode, theme, server)
+                payloads::detail_lines(row, &app.options, theme, server)
             }
             None => vec![Line::from(
                 "No payloads for this tool. n writes a new one from the skeleton and opens it in $EDITOR.",
@@ -117,6 +118,16 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
             spans.extend(pointer_list(removed, theme));
         }
         out.push(Line::from(spans));
+    }
+    // Changes since the baseline: what a reviewer selected this node for.
+    if let Some(diff) = &view.diff {
+        let baseline = app
+            .source_of(view.entry)
+            .and_then(|s| s.baseline.as_ref())
+            .map_or_else(|| "the baseline".to_owned(), |b| b.origin.clone());
+        out.extend(super::changes::node_lines(
+            diff, &pane.tree, side, id, theme, &baseline,
+        ));
     }
     // A provider was asked for: its verdict on this node comes before the projection's story.
     if let Some(profile) = view.profile {

@@ -12,6 +12,8 @@ pub enum Action {
     Quit,
     Help,
     JsonView,
+    /// The changes screen: what changed since the file was opened (or since OLD, `--diff`).
+    Changes,
     Rules,
     CloseOverlay,
     /// Copy (OSC 52) the selected node's JSON.
@@ -30,6 +32,8 @@ pub enum Action {
     ModelView,
     /// In the lint list: go to the selected finding's node.
     Jump,
+    /// Open the prompt for a provider's error message (`why`).
+    Why,
     /// The event loop ran the editor: payload files may have changed.
     PayloadsChanged,
     /// Live server: connect again (a stdio server is restarted).
@@ -55,6 +59,8 @@ pub enum Action {
     ExpandAll,
     CollapseAll,
     ToggleMode,
+    /// Switch `--open-branches` declared / strict.
+    ToggleOpenBranches,
     Search,
     NextMatch,
     PrevMatch,
@@ -198,7 +204,7 @@ use Scope as S;
 #[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
     // Full-screen views: they swallow every other key.
-    b(S::Overlay, &[code(C::Esc), k('q'), k('?'), k('v'), k('R'), k('L')], A::CloseOverlay, "close the screen", None),
+    b(S::Overlay, &[code(C::Esc), k('q'), k('?'), k('v'), k('R'), k('L'), k('D')], A::CloseOverlay, "close the screen", None),
     b(S::Overlay, &[k('w')], A::ModelView, "Ollama's model view: open it, or close it", None),
     b(S::Overlay, &[code(C::Enter)], A::Jump, "lint list: go to the selected finding's node", None),
     b(S::Overlay, &[k('p')], A::CycleProfile, "lint list: show the next provider", None),
@@ -246,13 +252,16 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Global, &[k(']')], A::NextTool, "show the next tool", None),
     b(S::Global, &[k('[')], A::PrevTool, "show the previous tool", None),
     b(S::Global, &[k('m')], A::ToggleMode, "switch inline / flat mode and project again", Some("mode")),
+    b(S::Global, &[k('o')], A::ToggleOpenBranches, "switch open branches declared / strict (flat mode) and project again", Some("branches")),
     b(S::Global, &[k('p')], A::CycleProfile, "cycle the provider lint: none → each profile → none", Some("provider")),
-    b(S::Global, &[k('L')], A::LintList, "lint list of the provider's findings; Enter goes to a finding's node", Some("lint")),
+    b(S::Global, &[k('L')], A::LintList, "lint list: verdicts, then findings; Enter goes to a finding's node", Some("lint")),
+    b(S::Global, &[k('D')], A::Changes, "changes since the file was opened (--diff: since OLD), with witnesses", Some("changes")),
     b(S::Global, &[k('v')], A::JsonView, "view the tool's whole JSON, original beside projection", Some("json")),
     b(S::Global, &[k('R')], A::Rules, "the rules screen: every rule with a before/after example", None),
     b(S::Global, &[k('y')], A::YankNode, "copy the selected node's JSON (OSC 52 clipboard, works over SSH)", Some("copy")),
     b(S::Global, &[k('Y')], A::YankSchema, "copy the tool's whole projected schema", None),
     b(S::Global, &[k('#')], A::YankPointer, "copy the selected node's pointer", None),
+    b(S::Global, &[k('!')], A::Why, "paste a provider's error (or just paste): go to its node, rule and fix", Some("why")),
     b(S::Global, &[k('w')], A::ModelView, "what an Ollama model sees: the keys its Go structs drop, then the rest", None),
     b(S::Global, &[k('r')], A::Reconnect, "live server: reconnect (a stdio server is started again)", None),
     b(S::Global, &[k('?')], A::Help, "show this help", Some("help")),
@@ -322,6 +331,22 @@ pub fn action_for_event(context: Context, event: &Event, mouse: bool) -> Option<
             height: *height,
         }),
         _ => None,
+    }
+}
+
+/// The actions for pasted text (bracketed paste): typed into the open prompt as it is, lines
+/// included; from a pane, the why prompt opened with it — what people paste into this
+/// inspector is a provider's error.
+pub fn actions_for_paste(context: Context, text: &str) -> Vec<Action> {
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let typed = text
+        .chars()
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .map(Action::InputChar);
+    match context {
+        Context::Overlay => Vec::new(),
+        Context::Input => typed.collect(),
+        Context::Pane(_) => std::iter::once(Action::Why).chain(typed).collect(),
     }
 }
 

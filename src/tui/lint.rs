@@ -1,6 +1,8 @@
-//! The provider lint in the inspector: the library's findings attached to tree nodes, the lint
-//! list, the detail pane's part, and Ollama's "what the model sees" view. Nothing here decides
-//! whether something is a finding; it only places and shows what `schemalens::lint` reported.
+//! The provider lint in the inspector: the library's verdicts on the original, the projection
+//! and the tailored schema, its findings (grouped by original node) attached to tree nodes, the
+//! lint list, the detail pane's part, and Ollama's "what the model sees" view. Nothing here
+//! decides whether something is a finding; it only places and shows what `schemalens::lint`
+//! reported.
 
 use std::collections::HashMap;
 
@@ -10,7 +12,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
-use schemalens::lint::{DropClass, Finding, OllamaView, Profile, Severity, Target};
+use schemalens::lint::report::{Form, ProfileLint};
+use schemalens::lint::{DropClass, Finding, Group, OllamaView, Profile, Severity, Target};
 use schemalens::pointer;
 
 use super::app::{App, ToolView};
@@ -18,42 +21,48 @@ use super::overlay;
 use super::render::wrap;
 use super::text::{clip, escape};
 use super::theme::{Theme, severity_glyph};
-use super::tree::{NodeId, SchemaTree, Side};
+use super::tree::{NodeId, SchemaTree};
 
-/// One tree's findings, each attached to the node it is about.
+/// One tree's findings, grouped by the original node they come from, each group attached to
+/// every node it is about (all the copies an inlined definition has in the projection).
 #[derive(Debug, Clone, Default)]
 pub struct PaneLint {
     /// In the engine's order (tool-level first, then document order).
-    pub findings: Vec<Finding>,
-    /// Indices into `findings` per node. A pointer may name a keyword inside a node
+    pub groups: Vec<Group>,
+    /// Indices into `groups` per node. A pointer may name a keyword inside a node
     /// (`/properties/op/required`) or a node the tree left out; either goes to the nearest
     /// enclosing node, and tool-level findings go to the root.
     at: HashMap<NodeId, Vec<usize>>,
 }
 
 impl PaneLint {
-    pub fn new(tree: &SchemaTree, findings: Vec<Finding>) -> PaneLint {
+    pub fn new(tree: &SchemaTree, groups: Vec<Group>) -> PaneLint {
         let mut at: HashMap<NodeId, Vec<usize>> = HashMap::new();
-        for (i, f) in findings.iter().enumerate() {
-            let pointer = match f.target {
-                Target::Tool => "",
-                Target::Schema => f.pointer.as_str(),
+        for (i, g) in groups.iter().enumerate() {
+            let pointers: Vec<&str> = match g.finding.target {
+                Target::Tool => vec![""],
+                Target::Schema => g.pointers.iter().map(String::as_str).collect(),
             };
-            if let Some(id) = tree.nearest(pointer) {
-                at.entry(id).or_default().push(i);
+            for pointer in pointers {
+                if let Some(id) = tree.nearest(pointer) {
+                    let list = at.entry(id).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                }
             }
         }
-        PaneLint { findings, at }
+        PaneLint { groups, at }
     }
 
-    /// The findings on node `id`, most severe first (engine order within a severity).
-    pub fn on(&self, id: NodeId) -> Vec<&Finding> {
-        let mut out: Vec<&Finding> = self
+    /// The groups on node `id`, most severe first (engine order within a severity).
+    pub fn on(&self, id: NodeId) -> Vec<&Group> {
+        let mut out: Vec<&Group> = self
             .at
             .get(&id)
-            .map(|is| is.iter().map(|&i| &self.findings[i]).collect())
+            .map(|is| is.iter().map(|&i| &self.groups[i]).collect())
             .unwrap_or_default();
-        out.sort_by_key(|f| f.severity);
+        out.sort_by_key(|g| g.finding.severity);
         out
     }
 
@@ -61,31 +70,31 @@ impl PaneLint {
         self.at
             .get(&id)?
             .iter()
-            .map(|&i| self.findings[i].severity)
+            .map(|&i| self.groups[i].finding.severity)
             .min()
     }
 
-    /// The first finding (in list order) attached to node `id`.
+    /// The first group (in list order) attached to node `id`.
     pub fn first_on(&self, id: NodeId) -> Option<usize> {
         self.at.get(&id)?.iter().min().copied()
     }
 
     pub fn counts(&self) -> [usize; 3] {
-        counts(&self.findings)
+        counts(&self.groups)
     }
 }
 
-fn counts(findings: &[Finding]) -> [usize; 3] {
-    let n = |s| findings.iter().filter(|f| f.severity == s).count();
+fn counts(groups: &[Group]) -> [usize; 3] {
+    let n = |s| groups.iter().filter(|g| g.finding.severity == s).count();
     [n(Severity::Error), n(Severity::Warn), n(Severity::Info)]
 }
 
 const SEVERITIES: [Severity; 3] = [Severity::Error, Severity::Warn, Severity::Info];
 
 /// `2 errors, 1 warning`; `no findings` when there are none.
-pub fn summary(findings: &[Finding]) -> String {
+pub fn summary(groups: &[Group]) -> String {
     let words = ["error", "warning", "info"];
-    let parts: Vec<String> = counts(findings)
+    let parts: Vec<String> = counts(groups)
         .into_iter()
         .zip(words)
         .filter(|(n, _)| *n > 0)
@@ -96,6 +105,15 @@ pub fn summary(findings: &[Finding]) -> String {
     } else {
         parts.join(", ")
     }
+}
+
+/// `original rejected · projection rejected · tailored accepted (adapter)`: the answer first.
+pub fn verdicts(report: &ProfileLint) -> String {
+    Form::ALL
+        .into_iter()
+        .map(|form| format!("{form} {}", report.verdict_label(form)))
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 /// `●2 ▲1` for a pane title; empty when there is nothing.
@@ -112,13 +130,26 @@ pub fn count_spans(lint: &PaneLint, theme: Theme) -> Vec<Span<'static>> {
     spans
 }
 
-/// Where a finding is, as the CLI writes it: the keyword appended to the schema's pointer.
-pub fn place(f: &Finding) -> String {
-    match (&f.target, &f.keyword) {
-        (Target::Tool, _) => "(the tool entry)".to_owned(),
+/// Where a group is, as the CLI writes it: the keyword appended to the schema's pointer, then
+/// how many copies and which original node they come from.
+pub fn place(g: &Group) -> String {
+    let f = &g.finding;
+    let mut s = match (&f.target, &f.keyword) {
+        (Target::Tool, _) => return "(the tool entry)".to_owned(),
         (_, Some(k)) => format!("#{}", escape(&pointer::push(&f.pointer, k))),
         (_, None) => format!("#{}", escape(&f.pointer)),
+    };
+    if g.copies() > 1 {
+        s.push_str(&format!(" ×{}", g.copies()));
     }
+    if let Some(origin) = g.origins.first().filter(|o| **o != f.pointer) {
+        s.push_str(&format!(" (from #{}", escape(origin)));
+        if g.origins.len() > 1 {
+            s.push_str(&format!(" +{}", g.origins.len() - 1));
+        }
+        s.push(')');
+    }
+    s
 }
 
 fn unconfirmed(f: &Finding) -> &'static str {
@@ -140,7 +171,8 @@ pub fn node_lines(
         )];
     }
     let mut out = Vec::new();
-    for f in here {
+    for g in here {
+        let f = &g.finding;
         out.push(Line::from(vec![
             Span::styled(
                 format!("{} {} ", severity_glyph(f.severity), f.severity.name()),
@@ -149,7 +181,7 @@ pub fn node_lines(
             Span::styled(format!("{}:{}", profile.name(), f.rule), theme.key()),
             Span::styled(unconfirmed(f), theme.dim()),
             Span::styled("  at ", theme.dim()),
-            Span::styled(place(f), theme.pointer()),
+            Span::styled(place(g), theme.pointer()),
         ]));
         // Not indented: wrapped continuation lines would start at the margin anyway.
         out.push(Line::from(escape(&f.message).into_owned()));
@@ -166,56 +198,113 @@ pub fn node_lines(
 /// A row of the lint list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Row {
-    Heading(Side),
-    /// Nothing to list for the side (no findings, or the projection failed).
-    Empty(Side),
-    /// The `n`th finding of the whole list (original ones first).
-    Finding(usize),
+    /// The three verdicts.
+    Verdicts,
+    Heading(Form),
+    /// Nothing to list for the form (no findings, or the projection failed).
+    Empty(Form),
+    /// A line about the tailored schema: its payload adapter, what it could not fix.
+    Tailoring(usize),
+    /// The `n`th group of the whole list (original, then projection, then tailored).
+    Group(usize),
 }
 
-/// Findings in the list: the original's, then the projection's.
+fn forms(view: &ToolView) -> Option<&ProfileLint> {
+    view.report.as_ref()
+}
+
+/// Groups in the list, over the three forms.
 pub fn count(view: &ToolView) -> usize {
-    view.panes.iter().map(|p| p.lint.findings.len()).sum()
+    forms(view).map_or(0, |r| r.forms.iter().map(|f| f.groups.len()).sum())
 }
 
-/// The `n`th finding of the list and its side.
-pub fn finding(view: &ToolView, n: usize) -> Option<(Side, usize, &Finding)> {
-    let first = view.panes[0].lint.findings.len();
-    if n < first {
-        Some((Side::Original, n, &view.panes[0].lint.findings[n]))
-    } else {
-        let i = n - first;
-        view.panes[1]
-            .lint
-            .findings
-            .get(i)
-            .map(|f| (Side::Projection, i, f))
+/// The `n`th group of the list, its form and its index within the form.
+pub fn finding(view: &ToolView, n: usize) -> Option<(Form, usize, &Group)> {
+    let report = forms(view)?;
+    let mut n = n;
+    for form in &report.forms {
+        if n < form.groups.len() {
+            return Some((form.form, n, &form.groups[n]));
+        }
+        n -= form.groups.len();
     }
+    None
+}
+
+/// Index in the list of group `i` of `form`.
+pub fn index_of(view: &ToolView, form: Form, i: usize) -> usize {
+    forms(view).map_or(0, |r| {
+        r.forms
+            .iter()
+            .take_while(|f| f.form != form)
+            .map(|f| f.groups.len())
+            .sum::<usize>()
+            + i
+    })
+}
+
+/// The tailored schema's notes: each payload adapter, then each unresolved place.
+fn tailoring_lines(report: &ProfileLint) -> Vec<String> {
+    let copies = |n: usize| {
+        if n > 1 {
+            format!(" ×{n}")
+        } else {
+            String::new()
+        }
+    };
+    let mut out: Vec<String> = report
+        .adapters
+        .iter()
+        .map(|a| {
+            let kind = serde_json::to_value(&a.item)
+                .ok()
+                .and_then(|v| v["kind"].as_str().map(str::to_owned))
+                .unwrap_or_default();
+            format!(
+                "payload adapter: {kind} at #{}{}",
+                escape(a.item.at()),
+                copies(a.copies())
+            )
+        })
+        .collect();
+    out.extend(report.unresolved.iter().map(|u| {
+        format!(
+            "not tailored: #{}{} `{}`: {}",
+            escape(&u.item.pointer),
+            copies(u.copies()),
+            u.item.rule,
+            escape(&u.item.why)
+        )
+    }));
+    out
 }
 
 pub fn rows(view: &ToolView) -> Vec<Row> {
-    let mut rows = Vec::with_capacity(count(view) + 4);
+    let Some(report) = forms(view) else {
+        return Vec::new();
+    };
+    let mut rows = Vec::with_capacity(count(view) + 8);
+    rows.push(Row::Verdicts);
     let mut n = 0;
-    for side in [Side::Original, Side::Projection] {
-        rows.push(Row::Heading(side));
-        let len = view.pane(side).lint.findings.len();
-        if len == 0 {
-            rows.push(Row::Empty(side));
+    for form in &report.forms {
+        rows.push(Row::Heading(form.form));
+        if form.form == Form::Tailored {
+            rows.extend((0..tailoring_lines(report).len()).map(Row::Tailoring));
         }
-        rows.extend((n..n + len).map(Row::Finding));
-        n += len;
+        if form.groups.is_empty() {
+            rows.push(Row::Empty(form.form));
+        }
+        rows.extend((n..n + form.groups.len()).map(Row::Group));
+        n += form.groups.len();
     }
     rows
 }
 
 fn row_of(view: &ToolView, selected: usize) -> usize {
-    let first = view.panes[0].lint.findings.len();
-    if selected < first {
-        1 + selected
-    } else {
-        // The original's heading and rows (or its "nothing" row), then the projection's heading.
-        1 + first.max(1) + 1 + (selected - first)
-    }
+    rows(view)
+        .iter()
+        .position(|r| *r == Row::Group(selected))
+        .unwrap_or(0)
 }
 
 /// The lint list above, the selected finding in full below.
@@ -236,7 +325,9 @@ pub fn keep_visible(view: &ToolView, selected: usize, offset: usize, height: usi
     let row = row_of(view, selected);
     let height = height.max(1);
     if row < offset + 1 {
-        row.saturating_sub(1)
+        // Back near the top: show the verdicts too.
+        let above = row.saturating_sub(1);
+        if above <= 1 { 0 } else { above }
     } else if row >= offset + height {
         row + 1 - height
     } else {
@@ -264,56 +355,74 @@ pub fn render_list(
         frame.render_widget(Paragraph::new(text), inner);
         return;
     };
+    let Some(report) = forms(view) else {
+        frame.render_widget(Paragraph::new("Nothing to lint."), inner);
+        return;
+    };
     let [list_area, detail_area] = split(inner);
     let rows = rows(view);
     let height = list_area.height as usize;
     // Render defends the invariant `update` keeps, without writing it back.
     let offset = keep_visible(view, selected, offset, height).min(rows.len().saturating_sub(1));
-    let rule_width = view
-        .panes
+    let rule_width = report
+        .forms
         .iter()
-        .flat_map(|p| &p.lint.findings)
-        .map(|f| f.rule.len())
+        .flat_map(|f| &f.groups)
+        .map(|g| g.finding.rule.len())
         .max()
         .unwrap_or(0)
         .min(24);
     let tool = app.tool(view.entry).map(|(_, t)| clip(&t.name, 40));
+    let notes = tailoring_lines(report);
     let lines: Vec<Line<'static>> = rows
         .iter()
         .skip(offset)
         .take(height)
         .map(|row| match *row {
-            Row::Heading(side) => {
-                let findings = &view.pane(side).lint.findings;
-                let name = match side {
-                    Side::Original => format!(
-                        "Original{}",
-                        tool.as_ref().map(|t| format!(" · {t}")).unwrap_or_default()
+            Row::Verdicts => Line::from(vec![
+                Span::styled(
+                    format!(
+                        "{}{}: ",
+                        tool.as_ref().map(|t| format!("{t} · ")).unwrap_or_default(),
+                        profile.name()
                     ),
-                    Side::Projection => format!("Projection ({})", app.options.mode),
+                    theme.heading(),
+                ),
+                Span::raw(verdicts(report)),
+            ]),
+            Row::Heading(form) => {
+                let f = report.form(form);
+                let name = match form {
+                    Form::Original => "Original".to_owned(),
+                    Form::Projection => format!("Projection ({})", app.options.mode),
+                    Form::Tailored => format!("Tailored for {}", profile.name()),
                 };
-                let status = if side == Side::Projection && view.projection.is_none() {
-                    "not linted: the projection failed".to_owned()
-                } else {
-                    summary(findings)
+                let status = match &f.failed {
+                    Some(_) => "not linted: the projection failed".to_owned(),
+                    None => format!("{} — {}", f.verdict().name(), summary(&f.groups)),
                 };
                 Line::from(vec![
                     Span::styled(name, theme.heading()),
                     Span::raw(format!(" — {status}")),
                 ])
             }
-            Row::Empty(side) => Line::styled(
-                if side == Side::Projection && view.projection.is_none() {
+            Row::Empty(form) => Line::styled(
+                if report.form(form).failed.is_some() {
                     "  (nothing to lint)".to_owned()
                 } else {
                     format!("  nothing to report for {}", profile.name())
                 },
                 theme.dim(),
             ),
-            Row::Finding(n) => {
-                let Some((_, _, f)) = finding(view, n) else {
+            Row::Tailoring(i) => Line::styled(
+                format!("  {}", notes.get(i).cloned().unwrap_or_default()),
+                theme.dim(),
+            ),
+            Row::Group(n) => {
+                let Some((_, _, g)) = finding(view, n) else {
                     return Line::from("");
                 };
+                let f = &g.finding;
                 let line = Line::from(vec![
                     Span::raw(if n == selected { "▸ " } else { "  " }),
                     Span::styled(
@@ -321,7 +430,7 @@ pub fn render_list(
                         theme.severity(f.severity),
                     ),
                     Span::styled(format!("{:<rule_width$} ", f.rule), theme.key()),
-                    Span::styled(place(f), theme.pointer()),
+                    Span::styled(place(g), theme.pointer()),
                     Span::styled(unconfirmed(f), theme.dim()),
                     Span::raw(format!("  {}", escape(&f.message))),
                 ]);
@@ -343,9 +452,10 @@ pub fn render_list(
         .title(" finding ");
     let detail_inner = detail_block.inner(detail_area);
     frame.render_widget(detail_block, detail_area);
-    let Some((side, _, f)) = finding(view, selected) else {
+    let Some((form, _, g)) = finding(view, selected) else {
         return;
     };
+    let f = &g.finding;
     let mut text = vec![Line::from(vec![
         Span::styled(
             format!("{} {} ", severity_glyph(f.severity), f.severity.name()),
@@ -353,8 +463,8 @@ pub fn render_list(
         ),
         Span::styled(f.rule, theme.key()),
         Span::styled(unconfirmed(f), theme.dim()),
-        Span::raw(format!("  {} ", side.title().to_lowercase())),
-        Span::styled(place(f), theme.pointer()),
+        Span::raw(format!("  {form} ")),
+        Span::styled(place(g), theme.pointer()),
     ])];
     text.push(Line::from(escape(&f.message).into_owned()));
     if let Some(said) = &f.provider_message {

@@ -5,6 +5,7 @@
 //! [`app::update`] applies them to the [`App`], and [`render::render`] draws the `App`.
 
 pub mod app;
+mod changes;
 mod detail;
 pub mod keys;
 mod lint;
@@ -18,13 +19,18 @@ mod svg;
 pub(crate) mod text;
 pub mod theme;
 pub mod tree;
+mod why;
 
+#[cfg(test)]
+mod diff_tests;
 #[cfg(test)]
 mod live_tests;
 #[cfg(test)]
 mod server_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod why_tests;
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Stdout};
@@ -37,7 +43,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{WrapErr, bail};
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -64,6 +73,11 @@ pub struct TuiOptions {
     pub color: bool,
     /// Follow the manifests and payload folders as they are saved; `None` is `--no-watch`.
     pub watch: Option<WatchConfig>,
+    /// A provider's error to start from (`--why`): the inspector opens on its node.
+    pub why: Option<String>,
+    /// `--diff OLD NEW`: OLD, what the first file's changes are measured against (else the
+    /// version it was opened with).
+    pub baseline: Option<schemalens::manifest::Manifest>,
 }
 
 impl Default for TuiOptions {
@@ -73,6 +87,8 @@ impl Default for TuiOptions {
             mouse: true,
             color: Theme::from_env().color,
             watch: Some(WatchConfig::default()),
+            why: None,
+            baseline: None,
         }
     }
 }
@@ -82,7 +98,13 @@ impl Default for TuiOptions {
 pub fn run(files: Vec<PathBuf>, opts: TuiOptions) -> color_eyre::Result<()> {
     needs_terminal()?;
     let theme = Theme { color: opts.color };
-    let app = App::load(&files, opts.projection.clone(), theme, opts.mouse);
+    let mut app = App::load(&files, opts.projection.clone(), theme, opts.mouse);
+    if let Some(baseline) = opts.baseline.clone() {
+        app.set_baseline(baseline);
+    }
+    if let Some(text) = &opts.why {
+        app.explain_error(text);
+    }
     run_app(app, opts, None)
 }
 
@@ -116,7 +138,6 @@ fn needs_terminal() -> color_eyre::Result<()> {
     }
     Ok(())
 }
-
 fn run_app(mut app: App, opts: TuiOptions, server: Option<LiveServer>) -> color_eyre::Result<()> {
     let (tx, rx) = mpsc::channel();
     let mut watch = Watch::start(&mut app, opts.watch, &tx);
@@ -407,6 +428,11 @@ fn event_loop(
         let mut next = first;
         loop {
             match next {
+                Some(AppEvent::Terminal(Event::Paste(text))) => {
+                    for action in keys::actions_for_paste(app.context(), &text) {
+                        live::handle(app, Msg::Action(action));
+                    }
+                }
                 Some(AppEvent::Terminal(ev)) => {
                     if let Some(action) = keys::action_for_event(app.context(), &ev, app.mouse) {
                         live::handle(app, Msg::Action(action));
@@ -458,7 +484,7 @@ impl TerminalGuard {
         ACTIVE.store(true, Ordering::SeqCst);
         // From here on, Drop restores whatever part succeeded.
         let guard = TerminalGuard { mouse };
-        execute!(io::stdout(), EnterAlternateScreen)?;
+        execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
         if mouse {
             execute!(io::stdout(), EnableMouseCapture)?;
         }
@@ -485,7 +511,12 @@ fn restore_terminal(mouse: bool) {
     if mouse {
         let _ = execute!(io::stdout(), DisableMouseCapture);
     }
-    let _ = execute!(io::stdout(), LeaveAlternateScreen, crossterm::cursor::Show);
+    let _ = execute!(
+        io::stdout(),
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
     let _ = disable_raw_mode();
 }
 
@@ -538,7 +569,7 @@ fn edit(
         .status();
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
-    execute!(io::stdout(), EnterAlternateScreen)?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
     if mouse {
         execute!(io::stdout(), EnableMouseCapture)?;
     }

@@ -37,6 +37,11 @@ pub enum Overlay {
         selected: usize,
         offset: usize,
     },
+    /// What changed since the baseline; built when opened.
+    Changes {
+        scroll: u16,
+        lines: Vec<Line<'static>>,
+    },
     /// What an Ollama model sees of the original and of the projection; built when opened.
     Model {
         scroll: u16,
@@ -54,6 +59,7 @@ impl Overlay {
             Overlay::Help { scroll }
             | Overlay::Json { scroll, .. }
             | Overlay::Rules { scroll, .. }
+            | Overlay::Changes { scroll, .. }
             | Overlay::Model { scroll, .. } => *scroll,
             Overlay::Lint { offset, .. } => (*offset).min(u16::MAX as usize) as u16,
             Overlay::ConfirmCall => 0,
@@ -65,6 +71,7 @@ impl Overlay {
             Overlay::Help { scroll }
             | Overlay::Json { scroll, .. }
             | Overlay::Rules { scroll, .. }
+            | Overlay::Changes { scroll, .. }
             | Overlay::Model { scroll, .. } => *scroll = value,
             // The lint list scrolls with its selection (see `update`).
             Overlay::Lint { .. } | Overlay::ConfirmCall => {}
@@ -76,6 +83,7 @@ impl Overlay {
             Overlay::Help { .. } => " Help ",
             Overlay::Json { .. } => " JSON ",
             Overlay::Rules { .. } => " Rules: what the projection does, with examples ",
+            Overlay::Changes { .. } => " Changes: what callers and the model see differently (D) ",
             Overlay::Lint { .. } => " Lint ",
             Overlay::Model { .. } => {
                 " What an Ollama model sees: its Go structs drop every other key "
@@ -95,7 +103,9 @@ pub fn max_scroll(app: &App, overlay: &Overlay, area: Rect) -> u16 {
     let inner = Block::bordered().inner(frame_area(area));
     let rows = match overlay {
         Overlay::Help { .. } => wrap(&help_lines(app), inner.width).len(),
-        Overlay::Rules { lines, .. } => wrap(lines, inner.width).len(),
+        Overlay::Rules { lines, .. } | Overlay::Changes { lines, .. } => {
+            wrap(lines, inner.width).len()
+        }
         // JSON lines are cut, not wrapped.
         Overlay::Json {
             original,
@@ -146,7 +156,7 @@ pub fn render(app: &App, overlay: &Overlay, frame: &mut Frame) {
                 .scroll((scroll, 0)),
             area,
         ),
-        Overlay::Rules { lines, .. } => frame.render_widget(
+        Overlay::Rules { lines, .. } | Overlay::Changes { lines, .. } => frame.render_widget(
             Paragraph::new(wrap(lines, width))
                 .block(block)
                 .scroll((scroll, 0)),

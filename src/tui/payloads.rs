@@ -11,7 +11,7 @@ use schemalens::manifest::{Manifest, Tool};
 use schemalens::validate::{
     Checker, Class, Expectation, PayloadFile, SchemaError, Verdict, discover, payload,
 };
-use schemalens::{Mode, Projection};
+use schemalens::{Mode, Options, Projection};
 
 use super::text::{clip, escape};
 use super::theme::Theme;
@@ -46,8 +46,11 @@ impl PayloadRow {
     }
 
     /// Whether the verdict is what the file name promises; `None` without a promise.
-    pub fn agrees(&self, mode: Mode) -> Option<bool> {
-        Some(self.expectation?.agrees(self.class()?, mode))
+    pub fn agrees(&self, options: &Options) -> Option<bool> {
+        Some(
+            self.expectation?
+                .agrees(self.class()?, options.mode, options.open_branches),
+        )
     }
 }
 
@@ -69,20 +72,24 @@ pub fn discover_in(folder: Option<PathBuf>, manifest: &Manifest) -> Vec<PayloadF
     }
 }
 
-/// Checks tool `index`'s payloads against the original and `projection`. A file's text is
-/// taken from `texts` (what the watcher read) when it is there, else read from disk.
+/// Checks tool `index`'s payloads against the original and `projection` (made with
+/// `options`). A file's text is taken from `texts` (what the watcher read) when it is there,
+/// else read from disk.
 pub fn check_all(
     files: &[PayloadFile],
     index: usize,
     tool: &Tool,
     projection: &Projection,
+    options: &Options,
     texts: &HashMap<PathBuf, Vec<u8>>,
 ) -> (Vec<PayloadRow>, Option<String>) {
     let files: Vec<&PayloadFile> = files.iter().filter(|f| f.tool == index).collect();
     if files.is_empty() {
         return (Vec::new(), None);
     }
-    let checker = match Checker::new(tool, projection.clone()) {
+    let checker = Checker::new(tool, projection.clone())
+        .and_then(|c| c.with_open_branch_reference(tool, options));
+    let checker = match checker {
         Ok(c) => Some(c),
         Err(e) => return (Vec::new(), Some(e.to_string())),
     };
@@ -164,6 +171,7 @@ pub fn class_glyphs(class: Class) -> &'static str {
         Class::BothReject => "✗✗",
         Class::ProjectionLooser => "✗✓",
         Class::Unsound => "✓✗",
+        Class::ForeignKey => "✓⊂",
     }
 }
 
@@ -177,6 +185,9 @@ pub fn class_text(class: Class) -> &'static str {
         Class::Unsound => {
             "UNSOUND: the original accepts, the projection rejects (a schemalens bug)"
         }
+        Class::ForeignKey => {
+            "foreign key: the original accepts, the projection keeps the declared shape (open branches declared)"
+        }
     }
 }
 
@@ -185,11 +196,12 @@ fn expectation_text(e: Expectation) -> &'static str {
         Expectation::Valid => "valid",
         Expectation::Invalid => "invalid",
         Expectation::WrongBranch => "wrong-branch",
+        Expectation::ForeignKey => "foreign-key",
     }
 }
 
 /// The list row: class marks, name, and `!` when the verdict contradicts the file name.
-pub fn row_line(row: &PayloadRow, mode: Mode, theme: Theme) -> Line<'static> {
+pub fn row_line(row: &PayloadRow, options: &Options, theme: Theme) -> Line<'static> {
     let mut spans = Vec::new();
     match row.class() {
         Some(class) => spans.push(Span::styled(class_glyphs(class), theme.class(class))),
@@ -197,7 +209,7 @@ pub fn row_line(row: &PayloadRow, mode: Mode, theme: Theme) -> Line<'static> {
     }
     spans.push(Span::raw(" "));
     spans.push(Span::raw(clip(&row.name(), 60)));
-    if row.agrees(mode) == Some(false) {
+    if row.agrees(options) == Some(false) {
         spans.push(Span::styled(" ! not as named", theme.error()));
     }
     Line::from(spans)
@@ -234,7 +246,7 @@ fn error_line(e: &SchemaError, theme: Theme) -> Line<'static> {
 /// server's verdict), then the payload itself.
 pub fn detail_lines(
     row: &PayloadRow,
-    mode: Mode,
+    options: &Options,
     theme: Theme,
     more: Vec<Line<'static>>,
 ) -> Vec<Line<'static>> {
@@ -265,10 +277,16 @@ pub fn detail_lines(
         ),
         Span::styled(class_text(verdict.class), theme.class(verdict.class)),
     ]));
-    match row.agrees(mode) {
+    match row.agrees(options) {
         Some(true) => out.push(Line::styled("as its name says", theme.dim())),
         Some(false) => out.push(Line::styled(
-            format!("not what its name says in {mode} mode"),
+            match options.mode {
+                Mode::Flat => format!(
+                    "not what its name says in flat mode, open branches {}",
+                    options.open_branches
+                ),
+                Mode::Inline => "not what its name says in inline mode".to_owned(),
+            },
             theme.error(),
         )),
         None => {}
@@ -304,6 +322,40 @@ pub fn detail_lines(
             out.push(Line::from(vec![
                 Span::styled(format!("  {} ", c.rule.id()), theme.key()),
                 Span::raw(escape(&c.message).into_owned()),
+            ]));
+        }
+    }
+    if !verdict.foreign.is_empty() {
+        out.push(Line::styled(
+            "why the projection rejects it (by policy, not a bug):",
+            theme.heading(),
+        ));
+        for f in &verdict.foreign {
+            out.push(Line::from(vec![
+                Span::styled("  open-branch-declared ", theme.key()),
+                Span::raw(escape(&f.message).into_owned()),
+            ]));
+            out.push(Line::from(vec![
+                Span::styled("    payload ", theme.dim()),
+                Span::styled(escape(&f.instance_path).into_owned(), theme.pointer()),
+                Span::styled("  tolerated by ", theme.dim()),
+                Span::styled(
+                    f.tolerating
+                        .iter()
+                        .map(|t| format!("#{}", escape(&t.from)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    theme.pointer(),
+                ),
+                Span::styled("  declared by ", theme.dim()),
+                Span::styled(
+                    f.declaring
+                        .iter()
+                        .map(|d| format!("#{}", escape(&d.from)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    theme.pointer(),
+                ),
             ]));
         }
     }

@@ -6,6 +6,7 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, List, ListItem, Paragraph, Wrap};
+use schemalens::Mode;
 use schemalens::lint::Severity;
 use schemalens::projection::Detail;
 use tui_tree_widget::{Tree, TreeState};
@@ -138,6 +139,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         );
     }
     render_status(app, frame, areas.status);
+    super::why::render_prompt(app, frame);
     if let Some(overlay) = &app.overlay {
         super::overlay::render(app, overlay, frame);
     }
@@ -236,7 +238,7 @@ fn render_payloads(app: &App, frame: &mut Frame, area: Rect) {
     let items: Vec<ListItem> = rows
         .iter()
         .map(|r| {
-            let mut line = super::payloads::row_line(r, app.options.mode, theme);
+            let mut line = super::payloads::row_line(r, &app.options, theme);
             if let Some(mark) = tool.and_then(|t| super::server::row_mark(app, t, r)) {
                 // After the two schema verdicts: the server's own.
                 line.spans.insert(1, mark);
@@ -395,6 +397,31 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
             }
         }
     }
+    if !pane.diff_marks.is_empty() {
+        let buf = frame.buffer_mut();
+        for y in inner.y..inner.bottom() {
+            let Some(id) = row_node(&state, inner, y) else {
+                continue;
+            };
+            if let Some(class) = pane.diff_marks.get(&id) {
+                // Left of a save's mark and a rejection's ✗, which keep the row's last cells.
+                let mut x = 2;
+                if pane.rejecting.contains(&id) {
+                    x += 2;
+                }
+                if pane.changes.marks.contains_key(&id) {
+                    x += 2;
+                }
+                let text = format!(" {}", super::changes::glyph(*class));
+                buf.set_string(
+                    inner.right().saturating_sub(x),
+                    y,
+                    text,
+                    theme.diff_class(*class),
+                );
+            }
+        }
+    }
     if pane.tree.truncated && inner.height > 0 {
         let note = " some nodes not shown (too deep or too many) ";
         let y = inner.bottom().saturating_sub(1);
@@ -463,7 +490,7 @@ pub fn legend_line(app: &App) -> Line<'static> {
         let mut present: Vec<Severity> = view
             .panes
             .iter()
-            .flat_map(|p| p.lint.findings.iter().map(|f| f.severity))
+            .flat_map(|p| p.lint.groups.iter().map(|g| g.finding.severity))
             .collect();
         present.sort_unstable();
         present.dedup();
@@ -515,9 +542,12 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         let prompt = match input.purpose {
             InputPurpose::Filter => "filter tools: ".to_owned(),
             InputPurpose::Search(side) => format!("search {}: /", side.title().to_lowercase()),
+            InputPurpose::Why => "why: paste the provider's error, then Enter".to_owned(),
         };
         spans.push(Span::styled(prompt, theme.key()));
-        spans.push(Span::raw(escape(&input.text).into_owned()));
+        if input.purpose != InputPurpose::Why {
+            spans.push(Span::raw(escape(&input.text).into_owned()));
+        }
         spans.push(Span::styled("▏", theme.key()));
         if let Some(m) = &app.message {
             spans.push(Span::raw(format!("  {}", clip(m, 60))));
@@ -539,6 +569,13 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         }
         spans.push(Span::raw(" │ "));
         spans.push(Span::styled(app.options.mode.to_string(), theme.heading()));
+        if app.options.mode == Mode::Flat {
+            spans.push(Span::raw(" · "));
+            spans.push(Span::styled(
+                app.options.open_branches.to_string(),
+                theme.heading(),
+            ));
+        }
         if let Some(profile) = app.profile {
             spans.push(Span::raw(" │ lint "));
             spans.push(Span::styled(profile.name(), theme.heading()));

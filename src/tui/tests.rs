@@ -50,6 +50,7 @@ fn open_text(docs: &[(&str, &str)], options: Options, width: u16, height: u16) -
             hash: None,
             stale: None,
             payload_dir: None,
+            baseline: None,
         })
         .collect();
     let mut app = App::new(sources, options, PLAIN, true);
@@ -98,7 +99,7 @@ fn key(app: &mut App, code: KeyCode) {
     }
 }
 
-fn detail_text(app: &App, width: u16) -> String {
+pub(super) fn detail_text(app: &App, width: u16) -> String {
     detail::lines(app, width)
         .iter()
         .map(|l| {
@@ -246,7 +247,7 @@ fn tiny_terminal_says_so() {
 
 #[test]
 fn help_overlay_is_generated_from_the_key_table() {
-    let mut app = open("nested-union-pydantic.json", PLAIN, 100, 60);
+    let mut app = open("nested-union-pydantic.json", PLAIN, 100, 62);
     keys(&mut app, "?");
     assert_eq!(app.context(), Context::Overlay);
     let text = screen(&app);
@@ -963,7 +964,7 @@ fn payload_panel_shows_each_class() {
     let rows = &app.view.as_ref().unwrap().payloads;
     assert_eq!(rows.len(), 13);
     assert!(
-        rows.iter().all(|r| r.agrees(Mode::Flat) == Some(true)),
+        rows.iter().all(|r| r.agrees(&app.options) == Some(true)),
         "every sample payload is what its name says"
     );
     for (name, snapshot) in [
@@ -1127,8 +1128,25 @@ fn p_cycles_from_none_through_every_profile_back_to_none() {
     keys(&mut app, "p");
     assert_eq!(app.profile, None);
     let view = app.view.as_ref().unwrap();
-    assert!(view.panes.iter().all(|p| p.lint.findings.is_empty()));
+    assert!(view.panes.iter().all(|p| p.lint.groups.is_empty()));
+    assert!(view.report.is_none());
     assert!(!screen(&app).contains("│ lint "));
+}
+
+/// Every copy a group stands for, as the ungrouped lint lists them: (pointer, rule).
+fn copies(groups: &[schemalens::lint::Group]) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &str)> = groups
+        .iter()
+        .flat_map(|g| g.pointers.iter().map(move |p| (p.clone(), g.finding.rule)))
+        .collect();
+    out.sort();
+    out
+}
+
+fn ungrouped(findings: Vec<schemalens::lint::Finding>) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &str)> = findings.into_iter().map(|f| (f.pointer, f.rule)).collect();
+    out.sort();
+    out
 }
 
 #[test]
@@ -1137,31 +1155,48 @@ fn findings_are_the_engines_and_follow_tool_and_mode() {
     let check = |app: &App| {
         let view = app.view.as_ref().unwrap();
         let (_, tool) = app.tool(view.entry).unwrap();
-        let projection = &view.projection.as_ref().unwrap().schema;
+        let projection = view.projection.as_ref().unwrap();
         // A bare schema: no tool name, as `schemalens lint` does it.
         assert_eq!(
-            view.panes[0].lint.findings,
-            schemalens::lint::lint_schema(Profile::OpenAiStrict, &tool.schema)
+            copies(&view.panes[0].lint.groups),
+            ungrouped(schemalens::lint::lint_schema(
+                Profile::OpenAiStrict,
+                &tool.schema
+            ))
         );
         assert_eq!(
-            view.panes[1].lint.findings,
-            schemalens::lint::lint_schema(Profile::OpenAiStrict, projection)
+            copies(&view.panes[1].lint.groups),
+            ungrouped(schemalens::lint::lint_schema(
+                Profile::OpenAiStrict,
+                &projection.schema
+            ))
+        );
+        // The tailored verdict is the one `project --provider` earns.
+        let tailored =
+            schemalens::projection::tailor((**projection).clone(), Profile::OpenAiStrict);
+        let report = view.report.as_ref().expect("a report for the profile");
+        assert_eq!(
+            copies(&report.form(schemalens::lint::report::Form::Tailored).groups),
+            ungrouped(schemalens::lint::lint_schema(
+                Profile::OpenAiStrict,
+                &tailored.projection.schema
+            ))
         );
     };
     check(&app);
-    let flat = app.view.as_ref().unwrap().panes[1].lint.findings.clone();
+    let flat = app.view.as_ref().unwrap().panes[1].lint.groups.clone();
     keys(&mut app, "m");
     assert_eq!(app.options.mode, Mode::Inline);
     check(&app);
     assert_ne!(
-        app.view.as_ref().unwrap().panes[1].lint.findings,
+        app.view.as_ref().unwrap().panes[1].lint.groups,
         flat,
         "projected again, linted again"
     );
     // The same findings survive frames untouched: rendering never lints.
-    let before = app.view.as_ref().unwrap().panes[1].lint.findings.clone();
+    let before = app.view.as_ref().unwrap().panes[1].lint.groups.clone();
     let _ = screen(&app);
-    assert_eq!(app.view.as_ref().unwrap().panes[1].lint.findings, before);
+    assert_eq!(app.view.as_ref().unwrap().panes[1].lint.groups, before);
 }
 
 #[test]
@@ -1205,11 +1240,29 @@ fn lint_list_lists_both_sides_and_enter_goes_to_the_node() {
     assert_eq!(app.context(), Context::Overlay);
     let text = screen(&app);
     snap("lint_list", &text);
+    // The answer first: the three verdicts.
     assert!(
-        text.contains("Original · UserOp — 2 errors, 2 warnings"),
+        text.contains(
+            "UserOp · openai-strict: original rejected · projection rejected · tailored accepted (adapter)"
+        ),
         "{text}"
     );
-    assert!(text.contains("Projection (flat) — 3 errors"), "{text}");
+    assert!(
+        text.contains("Original — rejected — 2 errors, 2 warnings"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Projection (flat) — rejected — 3 errors"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Tailored for openai-strict — accepted — no findings"),
+        "{text}"
+    );
+    assert!(
+        text.contains("payload adapter: null-for-absent at #/properties/op"),
+        "{text}"
+    );
     // The fifth finding is the projection's first: `required` on the flattened object.
     keys(&mut app, "jjjj");
     let text = screen(&app);
@@ -1353,4 +1406,44 @@ fn export_screenshots() {
     }
     keys(&mut app, "w");
     save("ollama-model-view", &app);
+
+    // Why: a Gemini error body pasted with `!` led to its tool and node; the detail pane
+    // explains. The sample is named relatively, as a user would, since the fix's command
+    // shows the path.
+    let mut app = App::load(
+        &[PathBuf::from("samples/mcp-tools-list.json")],
+        Options::flat(),
+        COLOR,
+        true,
+    );
+    update(
+        &mut app,
+        Action::Resize {
+            width: 160,
+            height: 45,
+        },
+    );
+    app.explain_error(concat!(
+        "{\"error\": {\"code\": 400, \"message\": \"Invalid JSON payload received. Unknown name ",
+        "\\\"const\\\" at 'tools[0].function_declarations[0].parameters.defs[1].value.properties[0].value': ",
+        "Cannot find field.\", \"status\": \"INVALID_ARGUMENT\"}}"
+    ));
+    save("why", &app);
+
+    // `schemalens --diff OLD NEW`: the changes screen, then the marks with a breaking change
+    // selected.
+    let pair = |name: &str| PathBuf::from("samples/diff").join(name);
+    let mut app = App::load(&[pair("orders-v2.json")], Options::flat(), COLOR, true);
+    update(
+        &mut app,
+        Action::Resize {
+            width: 160,
+            height: 45,
+        },
+    );
+    app.set_baseline(manifest::load_path(&pair("orders-v1.json"), None).expect("orders-v1"));
+    save("diff-changes", &app);
+    update(&mut app, Action::CloseOverlay);
+    assert!(app.select_pointer(Side::Original, "/properties/payment"));
+    save("diff-marks", &app);
 }

@@ -24,6 +24,7 @@ pub enum Mark {
     Unresolvable,
     Widened,
     Unconstrained,
+    OpenBranch,
     Alternatives,
     RequiredDropped,
     TagEnum,
@@ -39,11 +40,12 @@ pub enum Mark {
 }
 
 impl Mark {
-    pub const ALL: [Mark; 16] = [
+    pub const ALL: [Mark; 17] = [
         Mark::UnionKept,
         Mark::Unresolvable,
         Mark::Widened,
         Mark::Unconstrained,
+        Mark::OpenBranch,
         Mark::Alternatives,
         Mark::RequiredDropped,
         Mark::TagEnum,
@@ -67,10 +69,12 @@ impl Mark {
             Detail::RecursionCut { .. } | Detail::RecursionLowered { .. } => Mark::RecursionCut,
             Detail::RecursionKept { .. } => Mark::RecursionKept,
             Detail::Unresolvable { .. } => Mark::Unresolvable,
-            Detail::UnionFlattened { .. } => Mark::Flattened,
+            Detail::UnionFlattened { .. } | Detail::SameTagGroup { .. } => Mark::Flattened,
             Detail::UnionKept { .. } => Mark::UnionKept,
             Detail::TagEnum { .. } => Mark::TagEnum,
-            Detail::RequiredDropped { .. } => Mark::RequiredDropped,
+            Detail::RequiredDropped { .. } | Detail::ShapeRequiredDropped { .. } => {
+                Mark::RequiredDropped
+            }
             Detail::Joined { outcome, .. } => match outcome {
                 JoinOutcome::Deduplicated => Mark::Deduplicated,
                 JoinOutcome::Unconstrained => Mark::Unconstrained,
@@ -78,6 +82,7 @@ impl Mark {
                 JoinOutcome::Widened => Mark::Widened,
             },
             Detail::KeywordDropped { .. } => Mark::KeywordDropped,
+            Detail::OpenBranchDeclared { .. } => Mark::OpenBranch,
             Detail::AllOfMerged { .. } => Mark::AllOfMerged,
             Detail::AllOfKept { .. } => Mark::AllOfKept,
             // In inline mode these are the only changes to a union; without a mark the tree
@@ -97,6 +102,7 @@ impl Mark {
             Mark::Unresolvable => "×",
             Mark::Widened => "≈",
             Mark::Unconstrained => "◌",
+            Mark::OpenBranch => "⊂",
             Mark::Alternatives => "∪",
             Mark::RequiredDropped => "?",
             Mark::TagEnum => "#",
@@ -118,6 +124,7 @@ impl Mark {
             Mark::Unresolvable => "unresolvable $ref",
             Mark::Widened => "widened scalar collision",
             Mark::Unconstrained => "unprovable → unconstrained",
+            Mark::OpenBranch => "declared shape kept (open alternative)",
             Mark::Alternatives => "anyOf alternatives kept",
             Mark::RequiredDropped => "required dropped (hint)",
             Mark::TagEnum => "discriminator → enum",
@@ -141,6 +148,7 @@ impl Mark {
             Mark::Unresolvable => s.fg(Color::Red).add_modifier(Modifier::CROSSED_OUT),
             Mark::Widened => s.fg(Color::Yellow).add_modifier(Modifier::BOLD),
             Mark::Unconstrained => s.fg(Color::Red).add_modifier(Modifier::ITALIC),
+            Mark::OpenBranch => s.fg(Color::LightGreen).add_modifier(Modifier::ITALIC),
             Mark::Alternatives => s.fg(Color::LightBlue).add_modifier(Modifier::BOLD),
             Mark::RequiredDropped => s.fg(Color::LightYellow).add_modifier(Modifier::ITALIC),
             Mark::TagEnum => s.fg(Color::LightMagenta).add_modifier(Modifier::BOLD),
@@ -270,6 +278,7 @@ impl Theme {
             Class::BothAccept => s.fg(Color::Green),
             Class::BothReject => s.fg(Color::Yellow),
             Class::ProjectionLooser => s.fg(Color::Magenta).add_modifier(Modifier::ITALIC),
+            Class::ForeignKey => s.fg(Color::LightGreen).add_modifier(Modifier::ITALIC),
             Class::Unsound => s
                 .fg(Color::Red)
                 .add_modifier(Modifier::BOLD | Modifier::REVERSED),
@@ -302,6 +311,18 @@ impl Theme {
                 .fg(Color::LightGreen)
                 .add_modifier(Modifier::BOLD | Modifier::ITALIC),
         )
+    }
+
+    /// A change's class (the diff against the baseline).
+    pub fn diff_class(self, class: schemalens::diff::Class) -> Style {
+        use schemalens::diff::Class as D;
+        let s = Style::new();
+        self.paint(match class {
+            D::Breaking => s.fg(Color::LightRed).add_modifier(Modifier::BOLD),
+            D::Unknown => s.fg(Color::Yellow),
+            D::Widening => s.fg(Color::LightGreen),
+            D::Neutral => s.fg(Color::DarkGray),
+        })
     }
 
     pub fn status(self) -> Style {

@@ -37,7 +37,7 @@ pub(crate) fn lost_correlations(
 }
 
 /// `U/properties/p` → `U`, the object schema the property belongs to.
-fn object_of_property<'a>(at: &'a str, property: &str) -> Option<&'a str> {
+pub(crate) fn object_of_property<'a>(at: &'a str, property: &str) -> Option<&'a str> {
     let properties = pointer::parent(at)?;
     let last = &at[properties.len() + 1..];
     if last != pointer::escape(property) || !properties.ends_with("/properties") {
@@ -157,7 +157,7 @@ fn where_it_was(found: Vec<(&str, Correlation)>, object: &str) -> Vec<Correlatio
 
 /// Whether the projection node `node` can be where the payload's `instance` is checked: the
 /// `properties`/`items` steps of its pointer spell the instance pointer.
-fn fits(node: &str, instance: &str) -> bool {
+pub(crate) fn fits(node: &str, instance: &str) -> bool {
     let (Some(steps), Some(want)) = (pointer::tokens(node), pointer::tokens(instance)) else {
         return false;
     };
@@ -368,6 +368,7 @@ fn loosens(e: &TraceEntry) -> bool {
         | Detail::ObjectBuilt { .. }
         | Detail::NullKept { .. }
         | Detail::AllOfKept { .. }
+        | Detail::SameTagGroup { .. }
         | Detail::UnionKept { .. } => false,
         _ => true,
     }

@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 
 use crate::manifest::Manifest;
-use crate::projection::Mode;
+use crate::projection::{Mode, OpenBranches};
 
 use super::verdict::Class;
 
@@ -27,6 +27,10 @@ pub enum Expectation {
     /// `wrong-branch-*`: the original rejects; the flat projection accepts, because it does not
     /// carry the correlation between tag and fields.
     WrongBranch,
+    /// `foreign-key-*`: the original accepts a value under a property the payload's own open
+    /// alternative does not declare; the flat projection under `--open-branches declared`
+    /// rejects it as foreign-key, every other projection accepts it.
+    ForeignKey,
 }
 
 impl Expectation {
@@ -37,6 +41,8 @@ impl Expectation {
             Some(Expectation::Invalid)
         } else if name.starts_with("wrong-branch-") {
             Some(Expectation::WrongBranch)
+        } else if name.starts_with("foreign-key-") {
+            Some(Expectation::ForeignKey)
         } else {
             None
         }
@@ -44,10 +50,19 @@ impl Expectation {
 
     /// Whether a verdict agrees with the name. Inline mode keeps every union as `anyOf`, so a
     /// wrong-branch payload may be rejected there too; it is only required that the original
-    /// rejects it.
-    pub fn agrees(self, class: Class, mode: Mode) -> bool {
+    /// rejects it. Only flat mode under `--open-branches declared` has foreign keys.
+    pub fn agrees(self, class: Class, mode: Mode, open_branches: OpenBranches) -> bool {
         match (self, mode) {
+            (Expectation::ForeignKey, Mode::Flat) if open_branches == OpenBranches::Declared => {
+                class == Class::ForeignKey
+            }
+            (Expectation::ForeignKey, _) => class == Class::BothAccept,
             (Expectation::Valid, _) => class == Class::BothAccept,
+            // Under `strict` a property an open alternative tolerates is `{}`, so a mistake in
+            // it is one the flat projection no longer sees.
+            (Expectation::Invalid, Mode::Flat) if open_branches == OpenBranches::Strict => {
+                matches!(class, Class::BothReject | Class::ProjectionLooser)
+            }
             (Expectation::Invalid, _) => class == Class::BothReject,
             (Expectation::WrongBranch, Mode::Flat) => class == Class::ProjectionLooser,
             (Expectation::WrongBranch, Mode::Inline) => {

@@ -9,6 +9,7 @@
 
 mod correlate;
 pub mod discover;
+mod foreign;
 mod locate;
 mod nullable;
 pub mod payload;
@@ -21,12 +22,15 @@ pub use discover::{Expectation, PayloadFile};
 pub(crate) use nullable::openapi30_for_validation;
 pub use payload::PayloadError;
 pub use skeleton::{skeleton, skeleton_for_both};
-pub use verdict::{Class, Correlation, SchemaError, Side, SideVerdict, Unsoundness, Verdict};
+pub(crate) use verdict::with_stack;
+pub use verdict::{
+    Class, Correlation, ForeignKey, SchemaError, Side, SideVerdict, Unsoundness, Verdict,
+};
 
 use crate::lint::Profile;
 use crate::manifest::{SchemaDialect, Tool};
 use crate::projection::tailor::{Adaptation, PayloadAdapter, Tailored};
-use crate::projection::{Options, Projection, ProjectionError};
+use crate::projection::{OpenBranches, Options, Projection, ProjectionError};
 use crate::schema::Draft;
 use verdict::Compiled;
 
@@ -62,6 +66,24 @@ pub struct Checker {
     /// Set when the projection side is tailored for a provider: payloads go through its
     /// adapter before that side judges them.
     tailored: Option<(Profile, PayloadAdapter)>,
+    /// The same tool projected with `--open-branches strict` (tailored alike), when the
+    /// projection kept a declared shape against an open alternative: a payload it accepts
+    /// and the projection rejects may be a foreign-key case rather than unsound.
+    strict: Option<StrictReference>,
+}
+
+struct StrictReference {
+    compiled: Compiled,
+    adapter: Option<PayloadAdapter>,
+}
+
+impl StrictReference {
+    fn accepts(&self, payload: &Value) -> bool {
+        match &self.adapter {
+            Some(a) if !a.is_identity() => self.compiled.is_valid(&a.adapt(payload).payload),
+            _ => self.compiled.is_valid(payload),
+        }
+    }
 }
 
 impl std::fmt::Debug for Checker {
@@ -77,7 +99,57 @@ impl Checker {
     /// Projects the tool with `options` and compiles both sides.
     pub fn for_tool(tool: &Tool, options: &Options) -> Result<Checker, CheckError> {
         let projection = crate::project_tool(tool, options)?;
-        Checker::new(tool, projection)
+        Checker::new(tool, projection)?.with_open_branch_reference(tool, options)
+    }
+
+    /// When the projection (made from `tool` with `options`) kept a declared shape against an
+    /// open alternative, also projects the tool with `--open-branches strict`, so that a
+    /// payload rejected only for a foreign key is classified [`Class::ForeignKey`] rather than
+    /// [`Class::Unsound`]. A no-op otherwise.
+    pub fn with_open_branch_reference(
+        self,
+        tool: &Tool,
+        options: &Options,
+    ) -> Result<Checker, CheckError> {
+        if options.open_branches == OpenBranches::Strict || !self.projected.relaxes_open_branches()
+        {
+            return Ok(self);
+        }
+        let strict = crate::project_tool(tool, &options.with_open_branches(OpenBranches::Strict))?;
+        self.with_strict_reference(strict)
+    }
+
+    /// Uses `strict`, the tool's projection under `--open-branches strict` with otherwise the
+    /// same options, to tell foreign-key payloads from unsound ones. A tailored checker
+    /// tailors it for the same provider.
+    pub fn with_strict_reference(mut self, strict: Projection) -> Result<Checker, CheckError> {
+        let compile_error = |(message, pointer)| CheckError::Compile {
+            side: Side::Projection,
+            pointer,
+            message,
+        };
+        let reference = match &self.tailored {
+            Some((profile, _)) => {
+                let tailored = crate::projection::tailor(strict, *profile);
+                let draft = validator_draft(&self.original.doc, self.original_draft);
+                let compiled = Compiled::new(
+                    tailored.validation_schema(),
+                    tailored.projection.draft,
+                    draft,
+                )
+                .map_err(compile_error)?;
+                StrictReference {
+                    compiled,
+                    adapter: Some(tailored.payload_adapter(draft)),
+                }
+            }
+            None => StrictReference {
+                compiled: compile(&strict.schema, strict.draft, Side::Projection)?,
+                adapter: None,
+            },
+        };
+        self.strict = Some(reference);
+        Ok(self)
     }
 
     /// Compiles the tool's original beside a projection made elsewhere (or built by hand: a
@@ -104,6 +176,7 @@ impl Checker {
             projection: compiled,
             projected: projection,
             tailored: None,
+            strict: None,
         })
     }
 
@@ -132,6 +205,7 @@ impl Checker {
             projection: compiled,
             projected: tailored.projection,
             tailored: Some((tailored.profile, adapter)),
+            strict: None,
         })
     }
 
@@ -161,7 +235,15 @@ impl Checker {
         let projection = self
             .projection
             .verdict(&adapted, Some(&self.projected.links));
-        let class = Class::of(original.valid, projection.valid);
+        let mut class = Class::of(original.valid, projection.valid);
+        let mut foreign = Vec::new();
+        if class == Class::Unsound
+            && self.strict.as_ref().is_some_and(|s| s.accepts(payload))
+            && let Some(found) = foreign::explain(&projection, &adapted, &self.projected)
+        {
+            class = Class::ForeignKey;
+            foreign = found;
+        }
         let lost = if class == Class::ProjectionLooser {
             correlate::lost_correlations(&original, payload, &self.projected)
         } else {
@@ -189,15 +271,21 @@ impl Checker {
             projection,
             lost,
             unsound,
+            foreign,
         }
     }
 
     /// The class alone, without placing errors: for callers that only count.
     pub fn classify(&self, payload: &Value) -> Class {
-        Class::of(
+        let class = Class::of(
             self.original.is_valid(payload),
             self.projection.is_valid(&self.for_projection(payload)),
-        )
+        );
+        if class == Class::Unsound && self.strict.is_some() {
+            // Telling a foreign key from a bug needs the errors.
+            return self.check(payload).class;
+        }
+        class
     }
 
     pub fn projection(&self) -> &Projection {
@@ -214,6 +302,44 @@ impl Checker {
     /// left a property unconstrained, the original says what to put there.
     pub fn skeleton(&self) -> Value {
         skeleton::skeleton_for_both(&self.projected, &self.original.doc, self.original_draft)
+    }
+}
+
+/// One schema compiled on its own, for callers that judge payloads against a single side (a
+/// schema diff verifies each witness against two originals, or two projections).
+pub struct SchemaValidator {
+    compiled: Compiled,
+    links: Option<crate::projection::Links>,
+}
+
+impl SchemaValidator {
+    /// A tool's original schema, read as its dialect says (OpenAPI 3.0 `nullable` included).
+    pub fn original(schema: &Value, dialect: SchemaDialect) -> Result<SchemaValidator, CheckError> {
+        let draft = match dialect {
+            SchemaDialect::OpenApi30 => Draft::OpenApi30,
+            SchemaDialect::JsonSchema => Draft::detect(schema),
+        };
+        Ok(SchemaValidator {
+            compiled: compile(schema, draft, Side::Original)?,
+            links: None,
+        })
+    }
+
+    /// A projection; its errors carry the original nodes they came from.
+    pub fn projection(projection: &Projection) -> Result<SchemaValidator, CheckError> {
+        Ok(SchemaValidator {
+            compiled: compile(&projection.schema, projection.draft, Side::Projection)?,
+            links: Some(projection.links.clone()),
+        })
+    }
+
+    pub fn is_valid(&self, payload: &Value) -> bool {
+        self.compiled.is_valid(payload)
+    }
+
+    /// The verdict with every error placed on the schema's document.
+    pub fn verdict(&self, payload: &Value) -> SideVerdict {
+        self.compiled.verdict(payload, self.links.as_ref())
     }
 }
 

@@ -328,7 +328,7 @@ impl<'a> Generator<'a> {
 }
 
 /// The type to generate: the first non-null one listed, else what the keywords imply.
-fn type_of(map: &Map<String, Value>) -> Option<&'static str> {
+pub(crate) fn type_of(map: &Map<String, Value>) -> Option<&'static str> {
     const TYPES: [&str; 7] = [
         "object", "array", "string", "integer", "number", "boolean", "null",
     ];
@@ -377,7 +377,7 @@ fn type_of(map: &Map<String, Value>) -> Option<&'static str> {
 /// Two values that must both describe the payload (the parts of an `allOf`, a node and its
 /// first alternative): objects are united key by key; otherwise a definite value (a `const`, an
 /// `enum` member) wins over a typed placeholder, and the first definite one over later ones.
-fn merge(a: Option<Value>, b: Value) -> Option<Value> {
+pub(crate) fn merge(a: Option<Value>, b: Value) -> Option<Value> {
     match (a, b) {
         (Some(Value::Object(mut x)), Value::Object(y)) => {
             for (k, v) in y {
@@ -403,7 +403,7 @@ fn is_placeholder(v: &Value) -> bool {
     }
 }
 
-fn string(map: &Map<String, Value>) -> Value {
+pub(crate) fn string(map: &Map<String, Value>) -> Value {
     let min = map.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
     let max = map
         .get("maxLength")
@@ -467,7 +467,7 @@ fn string(map: &Map<String, Value>) -> Value {
 
 /// A string matching a simple pattern: literals, escapes, classes, `.` and quantifiers, with
 /// `^`/`$` anchors. Groups and alternation give `None`; the caller tries other candidates.
-fn pattern_example(pattern: &str) -> Option<String> {
+pub(crate) fn pattern_example(pattern: &str) -> Option<String> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut out = String::new();
     let mut i = 0;
@@ -549,7 +549,7 @@ fn format_example(format: &str) -> Option<&'static str> {
     })
 }
 
-fn number(map: &Map<String, Value>, integer: bool) -> Value {
+pub(crate) fn number(map: &Map<String, Value>, integer: bool) -> Value {
     let get = |k: &str| map.get(k).and_then(Value::as_f64);
     // Draft 4 / OpenAPI 3.0 spell exclusivity as a boolean beside `minimum`/`maximum`.
     let flag = |k: &str| map.get(k) == Some(&Value::Bool(true));
@@ -750,10 +750,24 @@ mod tests {
     }
 
     #[test]
+    fn an_open_alternative_keeps_the_declared_shape_by_default() {
+        let p = project(&user_op(false), &Options::flat()).unwrap();
+        assert_eq!(
+            skeleton(&p),
+            json!({"op": {"action": "create", "name": ""}})
+        );
+    }
+
+    #[test]
     fn an_unconstrained_join_asks_the_original() {
-        // Open alternatives: `delete` accepts any `name`, so the join leaves it `{}`.
+        // Open alternatives under `strict`: `delete` accepts any `name`, so the join leaves
+        // it `{}`.
         let original = user_op(false);
-        let p = project(&original, &Options::flat()).unwrap();
+        let options = Options {
+            open_branches: crate::OpenBranches::Strict,
+            ..Options::flat()
+        };
+        let p = project(&original, &options).unwrap();
         assert_eq!(
             p.schema.pointer("/properties/op/properties/name/type"),
             None,

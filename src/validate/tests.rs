@@ -49,9 +49,14 @@ fn every_sample_payload_gets_the_verdict_its_name_promises() {
     let mut checked = 0;
     let mut disagreements = Vec::new();
     for (path, m) in every_manifest() {
-        for mode in [Mode::Flat, Mode::Inline] {
+        for (mode, open_branches) in [
+            (Mode::Flat, OpenBranches::Declared),
+            (Mode::Flat, OpenBranches::Strict),
+            (Mode::Inline, OpenBranches::Declared),
+        ] {
             let options = Options {
                 mode,
+                open_branches,
                 ..Options::default()
             };
             let checkers: Vec<Checker> = m
@@ -65,9 +70,9 @@ fn every_sample_payload_gets_the_verdict_its_name_promises() {
                 let verdict = checkers[file.tool].check(&value);
                 let expected = file.expectation.expect("every sample payload is named");
                 checked += 1;
-                if !expected.agrees(verdict.class, mode) {
+                if !expected.agrees(verdict.class, mode, open_branches) {
                     disagreements.push(format!(
-                        "{} ({mode}): {:?} but {}",
+                        "{} ({mode}, {open_branches}): {:?} but {}",
                         file.path.display(),
                         expected,
                         verdict.class

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::pointer;
-use crate::projection::{Links, Rule};
+use crate::projection::{BranchTags, Links, Rule, Tolerating};
 use crate::schema::resolve::RefIndex;
 
 use super::locate::{Refs, locate};
@@ -22,9 +22,16 @@ pub enum Class {
     ProjectionLooser,
     /// The original accepts, the projection rejects: never allowed (I-sound), an engine bug.
     Unsound,
+    /// The original accepts, the projection rejects only because the payload puts a value
+    /// under a property its own (open) alternative does not declare, outside the shape the
+    /// declaring alternatives give it: the stated exception of `--open-branches declared`
+    /// (SPEC I-sound, rule 10). The `strict` projection accepts it.
+    ForeignKey,
 }
 
 impl Class {
+    /// The class from the two verdicts alone; [`Class::ForeignKey`] needs the trace, so only
+    /// [`super::Checker`] gives it.
     pub fn of(original_valid: bool, projection_valid: bool) -> Class {
         match (original_valid, projection_valid) {
             (true, true) => Class::BothAccept,
@@ -40,6 +47,7 @@ impl Class {
             Class::BothReject => "both-reject",
             Class::ProjectionLooser => "projection-looser",
             Class::Unsound => "unsound",
+            Class::ForeignKey => "foreign-key",
         }
     }
 }
@@ -197,6 +205,28 @@ pub struct Unsoundness {
     pub linked_originals: Vec<String>,
 }
 
+/// For [`Class::ForeignKey`]: a key the payload's alternative does not declare, with a value
+/// the declaring alternatives' shape rejects. Every name comes from the trace's
+/// `open-branch-declared` entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ForeignKey {
+    /// The foreign key's value in the payload.
+    pub instance_path: String,
+    pub property: String,
+    pub discriminator: String,
+    /// The tag the payload's object carries; `None` when it has none.
+    pub tag: Option<Value>,
+    /// The alternative the payload belongs to (by its tag), which does not declare the key but
+    /// is open; every open one when the payload has no tag.
+    pub tolerating: Vec<Tolerating>,
+    /// The alternatives that declare it, whose shape the projection keeps.
+    pub declaring: Vec<BranchTags>,
+    /// The trace entry's projection pointer (the property) and original pointers.
+    pub at: String,
+    pub from: Vec<String>,
+    pub message: String,
+}
+
 /// The verdict on one payload.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
@@ -209,6 +239,9 @@ pub struct Verdict {
     /// For [`Class::Unsound`]: where, on both sides.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unsound: Vec<Unsoundness>,
+    /// For [`Class::ForeignKey`]: each foreign key, named from the trace.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub foreign: Vec<ForeignKey>,
 }
 
 /// A compiled schema and what is needed to place its errors on its document.

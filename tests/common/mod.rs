@@ -8,25 +8,35 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use schemalens::schema::Draft;
-use schemalens::{Mode, Options, Projection, ProjectionError, Recursion, project};
+use schemalens::{Mode, OpenBranches, Options, Projection, ProjectionError, Recursion, project};
 use serde_json::Value;
 
 /// The option sets every soundness check runs under: both modes, with recursion unrolled (the
-/// default) and kept as `$defs` + `$ref`.
+/// default) and kept as `$defs` + `$ref`; flat mode under the default `--open-branches
+/// declared` and under `strict` (which `inline` ignores).
 pub fn configs(draft: Option<Draft>) -> Vec<(&'static str, Options)> {
-    let make = |mode, recursion| Options {
+    let make = |mode, recursion, open_branches| Options {
         mode,
         recursion,
         draft,
+        open_branches,
         ..Options::default()
     };
     let unrolled = Options::default().recursion;
+    let (declared, strict) = (OpenBranches::Declared, OpenBranches::Strict);
     vec![
-        ("inline", make(Mode::Inline, unrolled)),
-        ("flat", make(Mode::Flat, unrolled)),
-        ("inline+keep", make(Mode::Inline, Recursion::Keep)),
-        ("flat+keep", make(Mode::Flat, Recursion::Keep)),
+        ("inline", make(Mode::Inline, unrolled, declared)),
+        ("flat", make(Mode::Flat, unrolled, declared)),
+        ("flat+strict", make(Mode::Flat, unrolled, strict)),
+        ("inline+keep", make(Mode::Inline, Recursion::Keep, declared)),
+        ("flat+keep", make(Mode::Flat, Recursion::Keep, declared)),
     ]
+}
+
+/// Whether a config may reject a foreign key the original accepts (SPEC I-sound's one stated
+/// exception): flat mode under `--open-branches declared`.
+pub fn keeps_declared_shapes(options: &Options) -> bool {
+    options.mode == Mode::Flat && options.open_branches == OpenBranches::Declared
 }
 
 /// What one projection attempt ended in. A panic or a hang must be reported as a finding, not

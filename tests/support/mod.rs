@@ -71,15 +71,24 @@ pub enum Verdict {
     Valid,
     Invalid,
     WrongBranch,
+    /// The original accepts a value under a key its own open alternative does not declare.
+    ForeignKey,
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 3] = [Verdict::Valid, Verdict::Invalid, Verdict::WrongBranch];
+    pub const ALL: [Verdict; 4] = [
+        Verdict::Valid,
+        Verdict::Invalid,
+        Verdict::WrongBranch,
+        Verdict::ForeignKey,
+    ];
 
     fn from_file_name(name: &str) -> Option<Verdict> {
         // `wrong-branch-` before anything shorter, so that prefixes cannot shadow each other.
         if name.starts_with("wrong-branch-") {
             Some(Verdict::WrongBranch)
+        } else if name.starts_with("foreign-key-") {
+            Some(Verdict::ForeignKey)
         } else if name.starts_with("invalid-") {
             Some(Verdict::Invalid)
         } else if name.starts_with("valid-") {
@@ -94,6 +103,7 @@ impl Verdict {
             Verdict::Valid => "valid",
             Verdict::Invalid => "invalid",
             Verdict::WrongBranch => "wrong-branch",
+            Verdict::ForeignKey => "foreign-key",
         }
     }
 }

@@ -97,21 +97,22 @@ const EVALUATING: &[&str] = &[
 
 pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptions) -> Tailored {
     let table = steps(profile);
-    let mut t = Walk {
-        profile,
-        table,
-        options,
-        draft: projection.draft,
-        old_links: &projection.links,
-        links: Links::default(),
-        renames: BTreeMap::new(),
-        trace: Vec::new(),
-        adapters: Vec::new(),
-        unresolved: Vec::new(),
-        conjoined: std::collections::HashSet::new(),
-        shared_targets: std::collections::HashSet::new(),
-        shared: false,
-    };
+    // A table that only looks at the root rewrites nothing: walking a large projection to copy
+    // it node by node would only cost time.
+    if profile != Profile::Gemini && table.iter().all(|s| *s == Step::RootObject) {
+        let unresolved = {
+            let mut t = walk(&projection, profile, table, options);
+            t.root_checks(&projection.schema);
+            t.unresolved
+        };
+        return Tailored {
+            projection,
+            profile,
+            adapters: Vec::new(),
+            unresolved,
+        };
+    }
+    let mut t = walk(&projection, profile, table, options);
     shared_ref_targets(&projection.schema, &mut t.shared_targets);
     let schema = t.node(&projection.schema, "", "");
     if table.contains(&Step::RootObject) {
@@ -156,6 +157,29 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
         profile,
         adapters,
         unresolved,
+    }
+}
+
+fn walk<'p>(
+    projection: &'p Projection,
+    profile: Profile,
+    table: &'static [Step],
+    options: TailorOptions,
+) -> Walk<'p> {
+    Walk {
+        profile,
+        table,
+        options,
+        draft: projection.draft,
+        old_links: &projection.links,
+        links: Links::default(),
+        renames: BTreeMap::new(),
+        trace: Vec::new(),
+        adapters: Vec::new(),
+        unresolved: Vec::new(),
+        conjoined: std::collections::HashSet::new(),
+        shared_targets: std::collections::HashSet::new(),
+        shared: false,
     }
 }
 

@@ -1,0 +1,154 @@
+//! Findings grouped by the original node they come from.
+//!
+//! Inlining copies a definition to every place that refers to it, so one problem in a 4 KB
+//! document can show up at hundreds of thousands of places of its projection. What the user
+//! has to fix is the definition: the places are one [`Group`], reported once, with its copies
+//! counted. Output and work then follow the original's size, not the projection's.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::checks::Hit;
+use super::{Finding, LintRule, SortKey};
+use crate::pointer;
+use crate::projection::Links;
+
+/// One fact about one original node: the same rule, keyword and detail at every copy of that
+/// node (one copy when the linted schema is the original).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Group {
+    /// The finding at the first copy, in document order (its pointer and provider message are
+    /// that copy's).
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// The original nodes the copies come from (several for a node merged from several, none
+    /// when nothing links back); for the original itself, the finding's own pointer.
+    pub origins: Vec<String>,
+    /// Every copy's pointer, in document order; the first is `finding.pointer`.
+    #[serde(skip)]
+    pub pointers: Vec<String>,
+}
+
+impl Group {
+    /// How many places of the linted schema the finding is at.
+    pub fn copies(&self) -> usize {
+        self.pointers.len()
+    }
+}
+
+/// The original nodes a node of a projection comes from: its own links, or those of the
+/// nearest enclosing node that has some (a node the engine built, such as a wrapper, has none).
+///
+/// An inlined definition links both to the definition and to the `$ref` that brought it in.
+/// The definition is what every copy shares (each copy came through its own `$ref`), so the
+/// `$ref` sites are left out when something else remains.
+pub fn origins_of(links: &Links, original: &Value, at: &str) -> Vec<String> {
+    let mut current = Some(at);
+    while let Some(p) = current {
+        let found = links.originals(p);
+        if !found.is_empty() {
+            let is_ref = |o: &String| original.pointer(o).is_some_and(|v| v.get("$ref").is_some());
+            let mut out: Vec<String> = found.iter().filter(|o| !is_ref(o)).cloned().collect();
+            if out.is_empty() {
+                out = found.to_vec();
+            }
+            out.sort();
+            return out;
+        }
+        current = pointer::parent(p);
+    }
+    Vec::new()
+}
+
+/// Things found at places of a projection (payload adapters, what tailoring left unresolved),
+/// grouped like findings: one entry per original node and kind, with every place counted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Placed<T> {
+    /// The first one, in the order given.
+    #[serde(flatten)]
+    pub item: T,
+    pub origins: Vec<String>,
+    #[serde(skip)]
+    pub pointers: Vec<String>,
+}
+
+impl<T> Placed<T> {
+    pub fn copies(&self) -> usize {
+        self.pointers.len()
+    }
+}
+
+/// Groups `items` by what they say (`identity`, everything but the place) and by the original
+/// node their place (`at`) comes from.
+pub fn place_by_origin<T>(
+    items: Vec<T>,
+    at: impl Fn(&T) -> &str,
+    identity: impl Fn(&T) -> String,
+    links: &Links,
+    original: &Value,
+) -> Vec<Placed<T>> {
+    let mut index: HashMap<(String, Vec<String>), usize> = HashMap::new();
+    let mut out: Vec<Placed<T>> = Vec::new();
+    for item in items {
+        let place = at(&item).to_owned();
+        let origins = origins_of(links, original, &place);
+        let key = (identity(&item), origins);
+        match index.get(&key) {
+            Some(&i) => out[i].pointers.push(place),
+            None => {
+                index.insert(key.clone(), out.len());
+                out.push(Placed {
+                    item,
+                    origins: key.1,
+                    pointers: vec![place],
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What makes two hits one group: the rule (by its place in the table), the keyword, what the
+/// check found, and where it comes from in the original.
+type Key = (usize, Option<String>, String, String, Vec<String>);
+
+/// Groups one tool's sorted hits; `finding` turns the first hit of a group into its finding.
+pub(crate) fn group(
+    hits: Vec<(SortKey, &'static LintRule, Hit)>,
+    links: Option<(&Links, &Value)>,
+    finding: impl Fn(&LintRule, &Hit) -> Finding,
+) -> Vec<Group> {
+    let mut index: HashMap<Key, usize> = HashMap::new();
+    let mut groups: Vec<(&'static LintRule, Hit, Vec<String>, Vec<String>)> = Vec::new();
+    for ((_, _, rank), rule, hit) in hits {
+        let origins = match links {
+            Some((links, original)) => origins_of(links, original, &hit.pointer),
+            None => vec![hit.pointer.clone()],
+        };
+        let key: Key = (
+            rank,
+            hit.keyword.clone(),
+            hit.detail.clone(),
+            hit.item.clone(),
+            origins,
+        );
+        match index.get(&key) {
+            Some(&g) => groups[g].3.push(hit.pointer),
+            None => {
+                index.insert(key.clone(), groups.len());
+                let pointers = vec![hit.pointer.clone()];
+                groups.push((rule, hit, key.4, pointers));
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(rule, hit, origins, pointers)| Group {
+            finding: finding(rule, &hit),
+            origins,
+            pointers,
+        })
+        .collect()
+}

@@ -1,0 +1,365 @@
+//! The question a user asks first: for each tool and provider, would the provider accept the
+//! original schema, its projection, and the tailored schema (what `project --provider` sends)?
+//! Then the findings behind each answer, grouped by the original node they come from.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Batch, Group, Placed, Profile, Severity, Subject, place_by_origin};
+use crate::manifest::Tool;
+use crate::projection::{Adapter, Options, Projection, Tailored, Unresolved};
+
+/// The three schemas a user could send for one tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Form {
+    /// The tool's parameter schema as written.
+    Original,
+    /// Its projection (`schemalens project`).
+    Projection,
+    /// The projection tailored for the provider (`schemalens project --provider`).
+    Tailored,
+}
+
+impl Form {
+    pub const ALL: [Form; 3] = [Form::Original, Form::Projection, Form::Tailored];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Original => "original",
+            Form::Projection => "projection",
+            Form::Tailored => "tailored",
+        }
+    }
+}
+
+impl std::fmt::Display for Form {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Form {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Form, String> {
+        Form::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                format!("unknown form `{s}` (expected original, projection or tailored)")
+            })
+    }
+}
+
+/// Whether the provider would take one form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// No error-level finding (warnings may remain).
+    Accepted,
+    /// Some error-level finding: the provider answers 400, or the model cannot tell what to send.
+    Rejected,
+    /// There is no such schema: the projection failed.
+    Failed,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Accepted => "accepted",
+            Verdict::Rejected => "rejected",
+            Verdict::Failed => "failed",
+        }
+    }
+}
+
+/// One form of one tool, linted for one provider.
+#[derive(Debug, Clone)]
+pub struct FormLint {
+    pub form: Form,
+    /// Why there is no schema to lint (the projection failed), when there is none.
+    pub failed: Option<String>,
+    pub groups: Vec<Group>,
+}
+
+impl FormLint {
+    fn failed(form: Form, why: &str) -> FormLint {
+        FormLint {
+            form,
+            failed: Some(why.to_owned()),
+            groups: Vec::new(),
+        }
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        if self.failed.is_some() {
+            Verdict::Failed
+        } else if self.groups.iter().any(|g| g.finding.is_error()) {
+            Verdict::Rejected
+        } else {
+            Verdict::Accepted
+        }
+    }
+
+    /// Groups by severity: errors, warnings, infos.
+    pub fn counts(&self) -> [usize; 3] {
+        let n = |s| {
+            self.groups
+                .iter()
+                .filter(|g| g.finding.severity == s)
+                .count()
+        };
+        [n(Severity::Error), n(Severity::Warn), n(Severity::Info)]
+    }
+
+    /// Findings counted at every copy (what the groups stand for).
+    pub fn copies(&self) -> usize {
+        self.groups.iter().map(Group::copies).sum()
+    }
+}
+
+/// One tool, linted for one provider in its three forms.
+#[derive(Debug, Clone)]
+pub struct ProfileLint {
+    pub profile: Profile,
+    /// Original, projection, tailored, in [`Form::ALL`] order.
+    pub forms: [FormLint; 3],
+    /// What payloads need before the tailored schema sees them (empty: nothing), one entry per
+    /// original node.
+    pub adapters: Vec<Placed<Adapter>>,
+    /// What tailoring could not fix, with the rule that still fires, one entry per original
+    /// node.
+    pub unresolved: Vec<Placed<Unresolved>>,
+}
+
+impl ProfileLint {
+    pub fn form(&self, form: Form) -> &FormLint {
+        &self.forms[form as usize]
+    }
+
+    pub fn verdict(&self, form: Form) -> Verdict {
+        self.form(form).verdict()
+    }
+
+    /// The verdict as the user reads it: `accepted (adapter, 2 warnings)` when the tailored
+    /// schema passes but still asks something of them (payloads through its adapter, warnings
+    /// to read).
+    pub fn verdict_label(&self, form: Form) -> String {
+        let verdict = self.verdict(form).name();
+        if form != Form::Tailored || self.verdict(form) != Verdict::Accepted {
+            return verdict.to_owned();
+        }
+        let mut notes = Vec::new();
+        if !self.adapters.is_empty() {
+            notes.push("adapter".to_owned());
+        }
+        match self.form(form).counts()[1] {
+            0 => {}
+            1 => notes.push("1 warning".to_owned()),
+            n => notes.push(format!("{n} warnings")),
+        }
+        if notes.is_empty() {
+            verdict.to_owned()
+        } else {
+            format!("{verdict} ({})", notes.join(", "))
+        }
+    }
+}
+
+/// One tool as the report receives it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolForms<'a> {
+    /// `None` when there is no tool name to check (a bare schema file).
+    pub name: Option<&'a str>,
+    /// The tool; its parameter schema is the original.
+    pub tool: &'a Tool,
+    /// What the projection was made with.
+    pub options: &'a Options,
+    /// The projection, or why it failed.
+    pub projection: Result<&'a Projection, &'a str>,
+}
+
+impl ToolForms<'_> {
+    fn original(&self) -> &Value {
+        &self.tool.schema
+    }
+}
+
+/// Lints every tool in its three forms for `profile`. The tools of one form are linted
+/// together, as one request sends them (unique names, per-request limits).
+pub fn lint_forms(profile: Profile, tools: &[ToolForms<'_>]) -> Vec<ProfileLint> {
+    lint_forms_for(&[profile], tools).pop().unwrap_or_default()
+}
+
+/// [`lint_forms`] for several profiles, one list per profile: the original and the projection
+/// are read once for all of them.
+pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<ProfileLint>> {
+    let originals = Batch::new(
+        tools
+            .iter()
+            .map(|t| subject(t.name, t.original()))
+            .collect(),
+        vec![None; tools.len()],
+    );
+    // Only the tools that have a projection.
+    let present: Vec<(&ToolForms<'_>, &Projection)> = tools
+        .iter()
+        .filter_map(|t| t.projection.ok().map(|p| (t, p)))
+        .collect();
+    let projections = Batch::new(
+        present
+            .iter()
+            .map(|(t, p)| subject(t.name, &p.schema))
+            .collect(),
+        present
+            .iter()
+            .map(|(t, p)| Some((&p.links, t.original())))
+            .collect(),
+    );
+    profiles
+        .iter()
+        .map(|&profile| {
+            // Exactly what `project --provider` sends, reusing the projection when the
+            // provider's is the same.
+            let tailored: Vec<Result<Tailored, String>> = tools
+                .iter()
+                .map(|t| {
+                    crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok())
+                        .map_err(|e| e.to_string())
+                })
+                .collect();
+            let original = originals.lint(profile);
+            let projected = projections.lint(profile);
+            let tailored_groups = lint_tailored(profile, tools, &tailored, &projected);
+            assemble(
+                profile,
+                tools,
+                original,
+                projected,
+                tailored_groups,
+                tailored,
+            )
+        })
+        .collect()
+}
+
+/// The tailored schemas' groups, one list per tool that has one (`None` for the others).
+/// `projected` are the projections' groups (for the tools that have one, in order).
+fn lint_tailored(
+    profile: Profile,
+    tools: &[ToolForms<'_>],
+    tailored: &[Result<Tailored, String>],
+    projected: &[Vec<Group>],
+) -> Vec<Option<Vec<Group>>> {
+    // Most profiles change nothing in most projections: then the lint is the same.
+    let unchanged = tools
+        .iter()
+        .zip(tailored)
+        .all(|(t, x)| match (t.projection, x) {
+            (Ok(p), Ok(x)) => x.projection.schema == p.schema,
+            (Err(_), Err(_)) => true,
+            _ => false,
+        });
+    if unchanged {
+        let mut projected = projected.iter();
+        return tools
+            .iter()
+            .map(|t| t.projection.ok().and_then(|_| projected.next().cloned()))
+            .collect();
+    }
+    let present: Vec<(&ToolForms<'_>, &Tailored)> = tools
+        .iter()
+        .zip(tailored)
+        .filter_map(|(t, x)| x.as_ref().ok().map(|x| (t, x)))
+        .collect();
+    let mut groups = Batch::new(
+        present
+            .iter()
+            .map(|(t, x)| subject(t.name, &x.projection.schema))
+            .collect(),
+        present
+            .iter()
+            .map(|(t, x)| Some((&x.projection.links, t.original())))
+            .collect(),
+    )
+    .lint(profile)
+    .into_iter();
+    tailored
+        .iter()
+        .map(|x| x.as_ref().ok().and_then(|_| groups.next()))
+        .collect()
+}
+
+fn subject<'a>(name: Option<&'a str>, schema: &'a Value) -> Subject<'a> {
+    Subject { name, schema }
+}
+
+/// One [`ProfileLint`] per tool, from each form's groups (the projection's given for the tools
+/// that have one, in order).
+fn assemble(
+    profile: Profile,
+    tools: &[ToolForms<'_>],
+    original: Vec<Vec<Group>>,
+    projected: Vec<Vec<Group>>,
+    tailored_groups: Vec<Option<Vec<Group>>>,
+    tailored: Vec<Result<Tailored, String>>,
+) -> Vec<ProfileLint> {
+    let mut original = original.into_iter();
+    let mut projected = projected.into_iter();
+    tools
+        .iter()
+        .zip(tailored_groups.into_iter().zip(tailored))
+        .map(|(tool, (t, x))| {
+            let o = original.next().unwrap_or_default();
+            let p = tool.projection.ok().and_then(|_| projected.next());
+            let form = |form: Form, groups: Option<Vec<Group>>, why: Option<&str>| match groups {
+                Some(groups) => FormLint {
+                    form,
+                    failed: None,
+                    groups,
+                },
+                None => FormLint::failed(form, why.unwrap_or("no schema")),
+            };
+            let (adapters, unresolved, why_not) = match x {
+                Ok(x) => {
+                    let links = &x.projection.links;
+                    let adapters = place_by_origin(
+                        x.adapters,
+                        Adapter::at,
+                        |a| without_place(a, "at"),
+                        links,
+                        tool.original(),
+                    );
+                    let unresolved = place_by_origin(
+                        x.unresolved,
+                        |u| u.pointer.as_str(),
+                        |u| without_place(u, "pointer"),
+                        links,
+                        tool.original(),
+                    );
+                    (adapters, unresolved, None)
+                }
+                Err(why) => (Vec::new(), Vec::new(), Some(why)),
+            };
+            ProfileLint {
+                profile,
+                forms: [
+                    form(Form::Original, Some(o), None),
+                    form(Form::Projection, p, tool.projection.err()),
+                    form(Form::Tailored, t, why_not.as_deref()),
+                ],
+                adapters,
+                unresolved,
+            }
+        })
+        .collect()
+}
+
+/// What an item says, without where it is: copies of one node say the same.
+fn without_place<T: Serialize>(item: &T, place: &str) -> String {
+    let mut v = serde_json::to_value(item).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        m.remove(place);
+    }
+    v.to_string()
+}
