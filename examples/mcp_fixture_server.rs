@@ -7,10 +7,13 @@
 //! tools (and send `notifications/tools/list_changed`), to crash, or to stall.
 //!
 //! ```text
-//! mcp_fixture_server [--page-size N] [--not-mcp] [--stall-handshake] [--exit-at-start CODE]
+//! mcp_fixture_server [--page-size N] [--tools FILE] [--not-mcp] [--stall-handshake]
+//!                    [--exit-at-start CODE]
 //!                    [--http 127.0.0.1:0 [--require-header 'Name: value'] [--json]]
 //! ```
 //! With `--http` it serves Streamable HTTP and prints its URL on the first line of stdout.
+//! `--tools FILE` serves the tools of an MCP `tools/list` result instead (a real server's,
+//! for measurements), followed by the fixture's control tools.
 
 use std::convert::Infallible;
 use std::io::Write;
@@ -65,9 +68,11 @@ impl Fixture {
         let mut tools = self.0.tools.lock().unwrap();
         match mode {
             "edit" => {
-                let search = &mut tools[0]["inputSchema"];
-                search["properties"]["limit"]["anyOf"][0]["maximum"] = json!(50);
-                search["properties"]["sort"] = json!({"enum": ["newest", "oldest", "votes"], "title": "Sort", "type": "string"});
+                let schema = &mut tools[0]["inputSchema"];
+                if let Some(max) = schema.pointer_mut("/properties/limit/anyOf/0/maximum") {
+                    *max = json!(50);
+                }
+                schema["properties"]["sort"] = json!({"enum": ["newest", "oldest", "votes"], "title": "Sort", "type": "string"});
             }
             "add" => tools.push(json!({
                 "name": format!("added_{n}"),
@@ -184,6 +189,7 @@ fn restore_raw_tools(message: &mut Value, raw: &[Value]) {
 
 struct Options {
     page_size: usize,
+    tools: Option<String>,
     http: Option<String>,
     require_header: Option<(String, String)>,
     json: bool,
@@ -195,6 +201,7 @@ struct Options {
 fn options() -> Options {
     let mut o = Options {
         page_size: 3,
+        tools: None,
         http: None,
         require_header: None,
         json: false,
@@ -207,6 +214,7 @@ fn options() -> Options {
         match arg.as_str() {
             "--page-size" => o.page_size = args.next().and_then(|n| n.parse().ok()).unwrap_or(3),
             "--http" => o.http = args.next(),
+            "--tools" => o.tools = args.next(),
             "--require-header" => {
                 o.require_header = args.next().and_then(|h| {
                     let (k, v) = h.split_once(':')?;
@@ -238,8 +246,23 @@ async fn main() {
         eprintln!("fixture: stalling before the handshake");
         std::future::pending::<()>().await;
     }
+    let mut tools: Vec<Value> = serde_json::from_str(TOOLS).expect("fixture tools");
+    if let Some(path) = &o.tools {
+        let text = std::fs::read_to_string(path).expect("--tools FILE is readable");
+        let document: Value = serde_json::from_str(&text).expect("--tools FILE is JSON");
+        let mut served = document["tools"]
+            .as_array()
+            .cloned()
+            .expect("a tools array");
+        served.extend(tools.into_iter().filter(|t| {
+            t["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("fixture_"))
+        }));
+        tools = served;
+    }
     let fixture = Fixture(Arc::new(State {
-        tools: Mutex::new(serde_json::from_str(TOOLS).expect("fixture tools")),
+        tools: Mutex::new(tools),
         page_size: o.page_size.max(1),
         stalled: AtomicBool::new(false),
         changes: AtomicUsize::new(0),

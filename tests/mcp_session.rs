@@ -214,17 +214,7 @@ fn a_stalled_server_times_out_request_by_request() {
     }
 }
 
-#[test]
-fn an_http_server_that_dies_is_reported() {
-    let mut server = HttpServer::start(&[]);
-    let (session, events) = start(
-        ServerSpec::http(server.url.clone(), vec![]),
-        Config::default(),
-    );
-    events.connected_and_listed();
-    server.kill();
-    session.refresh();
-    // Either the event stream notices first or the listing does: both end the session.
+fn expect_lost(events: &Events) {
     match events.next() {
         McpEvent::Disconnected(failure) => {
             let text = failure.to_string();
@@ -238,6 +228,46 @@ fn an_http_server_that_dies_is_reported() {
 }
 
 #[test]
+fn an_idle_http_session_notices_the_server_is_gone() {
+    let mut server = HttpServer::start(&[]);
+    let (_session, events) = start(
+        ServerSpec::http(server.url.clone(), vec![]),
+        Config::default(),
+    );
+    events.connected_and_listed();
+    server.kill();
+    // No request is made: the server's event stream is what finds out.
+    expect_lost(&events);
+}
+
+#[test]
+fn a_call_to_a_dead_http_server_fails_and_ends_the_session() {
+    let mut server = HttpServer::start(&["--json"]);
+    let (mut session, events) = start(
+        ServerSpec::http(server.url.clone(), vec![]),
+        Config::default(),
+    );
+    events.connected_and_listed();
+    server.kill();
+    let id = session.call("echo", json!({"message": "still there?"}));
+    let mut answered = false;
+    loop {
+        match events.next() {
+            McpEvent::CallDone { id: got, outcome } if got == id => {
+                assert!(outcome.result.is_err());
+                answered = true;
+            }
+            McpEvent::Disconnected(_) => break,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(
+        answered,
+        "the call is answered (with an error) before the end"
+    );
+}
+
+#[test]
 fn arguments_that_are_not_an_object_are_not_sent() {
     let (mut session, events) = start(stdio(&[]), Config::default());
     events.connected_and_listed();
@@ -248,5 +278,25 @@ fn arguments_that_are_not_an_object_are_not_sent() {
             ..
         }) => assert!(m.contains("not a JSON object"), "{m}"),
         other => panic!("expected a usage error, got {other:?}"),
+    }
+}
+
+#[test]
+fn session_failures_never_carry_a_header_value() {
+    let server = HttpServer::start(&["--require-header", "X-Api-Key: right-s3cret-value"]);
+    let wrong = "wrong-s3cret-value";
+    let header = schemalens::mcp::Header::parse(&format!("X-Api-Key: {wrong}")).unwrap();
+    let (_session, events) = start(
+        ServerSpec::http(server.url.clone(), vec![header]),
+        Config::default(),
+    );
+    // The fixture's refusal quotes the header it was sent.
+    match events.next() {
+        McpEvent::Disconnected(failure) => {
+            let text = format!("{failure} {failure:?}");
+            assert!(text.contains("401"), "{text}");
+            assert!(!text.contains(wrong), "the header value leaks: {text}");
+        }
+        other => panic!("expected Disconnected, got {other:?}"),
     }
 }

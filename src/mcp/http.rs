@@ -30,6 +30,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use serde_json::Value;
 use sse_stream::{Sse, SseStream};
+use tokio::sync::watch;
 
 use super::tap::Tap;
 use super::{Header, McpError};
@@ -44,13 +45,21 @@ const ERROR_BODY: usize = 2048;
 pub(crate) struct TapClient {
     inner: reqwest::Client,
     tap: Tap,
+    /// Turned true when nothing answers at the server's address any more (a request or the
+    /// event stream could not connect): rmcp carries on without its event stream, and a server
+    /// that died would otherwise look connected.
+    lost: Arc<watch::Sender<bool>>,
+    /// `host:port` of the server, to tell a connection that dropped from a server that is gone.
+    address: Arc<str>,
 }
 
-/// The transport to `url`, sending `headers` with every request.
+/// The transport to `url`, sending `headers` with every request; `lost` is told when the
+/// server stops answering at all.
 pub(crate) fn transport(
     url: &str,
     headers: &[Header],
     tap: Tap,
+    lost: watch::Sender<bool>,
 ) -> Result<StreamableHttpClientTransport<TapClient>, McpError> {
     let parsed =
         reqwest::Url::parse(url).map_err(|e| McpError::Usage(format!("not a URL: {e}")))?;
@@ -83,9 +92,22 @@ pub(crate) fn transport(
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
     config.retry_config = Arc::new(FewRetries);
     Ok(StreamableHttpClientTransport::with_client(
-        TapClient { inner, tap },
+        TapClient {
+            inner,
+            tap,
+            lost: Arc::new(lost),
+            address: address_of(&parsed).into(),
+        },
         config,
     ))
+}
+
+fn address_of(url: &reqwest::Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or("localhost"),
+        url.port_or_known_default().unwrap_or(80)
+    )
 }
 
 fn same_origin_redirects() -> reqwest::redirect::Policy {
@@ -133,6 +155,27 @@ fn answer_is_shown(message: &ClientJsonRpcMessage) -> bool {
 }
 
 impl TapClient {
+    /// An error of any request. Nobody listening means the server is gone; a connection that
+    /// dropped may mean that too, or only that a kept-alive connection was closed as it was
+    /// reused, so the address is tried once more, without a request.
+    fn noted(&self, e: HttpError) -> HttpError {
+        if let StreamableHttpError::Client(inner) = &e {
+            if inner.is_connect() {
+                self.lost.send_replace(true);
+            } else {
+                let (address, lost) = (self.address.clone(), self.lost.clone());
+                tokio::spawn(async move {
+                    let connect = tokio::net::TcpStream::connect(address.as_ref());
+                    let answered = tokio::time::timeout(Duration::from_secs(3), connect).await;
+                    if !matches!(answered, Ok(Ok(_))) {
+                        lost.send_replace(true);
+                    }
+                });
+            }
+        }
+        quiet(e)
+    }
+
     fn tapped(
         &self,
         stream: BoxStream<'static, Result<Sse, SseError>>,
@@ -189,7 +232,7 @@ impl TapClient {
         let response = request
             .send()
             .await
-            .map_err(|e| HttpError::Client(e.without_url()))?;
+            .map_err(|e| self.noted(HttpError::Client(e)))?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND && had_session {
             return Err(HttpError::SessionExpired);
@@ -363,7 +406,7 @@ impl StreamableHttpClient for TapClient {
             )
             .await
             .map(|r| self.tap_response(r))
-            .map_err(quiet)
+            .map_err(|e| self.noted(e))
     }
 
     async fn delete_session(
@@ -391,7 +434,7 @@ impl StreamableHttpClient for TapClient {
             .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
             .await
             .map(|s| self.tapped(s))
-            .map_err(quiet)
+            .map_err(|e| self.noted(e))
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -414,6 +457,6 @@ impl StreamableHttpClient for TapClient {
             )
             .await
             .map(|s| self.tapped(s))
-            .map_err(quiet)
+            .map_err(|e| self.noted(e))
     }
 }

@@ -94,6 +94,8 @@ struct Connection {
     stderr: StderrRing,
     broken: Broken,
     child: Option<ChildGuard>,
+    /// HTTP: turns true when nothing answers at the server's address any more.
+    lost: Option<watch::Receiver<bool>>,
     info: ServerInfo,
     config: Config,
     http: bool,
@@ -109,6 +111,7 @@ impl Connection {
             changed: changed_tx,
         };
         let label = spec.label();
+        let mut lost = None;
         let (served, mut child) = match spec {
             ServerSpec::Stdio { program, args } => {
                 let (child, transport) = stdio::spawn(
@@ -124,7 +127,9 @@ impl Connection {
                 (served, Some(child))
             }
             ServerSpec::Http { url, headers } => {
-                let transport = http::transport(url, headers, tap.clone())?;
+                let (lost_tx, lost_rx) = watch::channel(false);
+                lost = Some(lost_rx);
+                let transport = http::transport(url, headers, tap.clone(), lost_tx)?;
                 let served =
                     tokio::time::timeout(config.connect_timeout, handler.serve(transport)).await;
                 (served, None)
@@ -181,6 +186,7 @@ impl Connection {
             stderr,
             broken,
             child,
+            lost,
             info,
             config,
             http: matches!(spec, ServerSpec::Http { .. }),
@@ -403,9 +409,22 @@ fn service_error(e: ServiceError, what: &str, timeout: Duration) -> McpError {
     }
 }
 
-/// Whether an error means the connection is gone (as opposed to one request failing).
+/// Resolves once an HTTP server stops answering; never for stdio (its end is the pipe's).
+async fn gone(lost: &mut Option<watch::Receiver<bool>>) {
+    let ended = match lost {
+        Some(rx) => rx.wait_for(|&l| l).await.is_ok(),
+        None => false,
+    };
+    if !ended {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Whether an error means the connection is gone (as opposed to one request failing: an
+/// HTTP server's error status is that request's; one that cannot be reached at all is
+/// reported through `lost`).
 fn is_connection_lost(error: &McpError) -> bool {
-    matches!(error, McpError::Closed | McpError::Http(_))
+    matches!(error, McpError::Closed)
 }
 
 async fn call(
@@ -596,6 +615,7 @@ async fn run(
                 sink(McpEvent::CallDone { id, outcome });
             }
             _ = connection.quit.wait_for(|&q| q) => break,
+            () = gone(&mut connection.lost) => break,
         }
     }
     // The connection is gone: calls still waiting get their answer (an error) first.

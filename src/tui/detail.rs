@@ -57,11 +57,11 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     if app.detail_of == DetailOf::Payload && matches!(app.focus, Pane::Payloads | Pane::Detail) {
         return match app.payload_row() {
             Some(row) => {
-                let mut lines = payloads::detail_lines(row, &app.options, theme);
-                if let Some((_, tool)) = app.view.as_ref().and_then(|v| app.tool(v.entry)) {
-                    lines.extend(super::server::call_lines(app, &tool.name, row));
-                }
-                lines
+                let server = match app.view.as_ref().and_then(|v| app.tool(v.entry)) {
+                    Some((_, tool)) => super::server::call_lines(app, &tool.name, row),
+                    None => Vec::new(),
+                };
+                payloads::detail_lines(row, &app.options, theme, server)
             }
             None => vec![Line::from(
                 "No payloads for this tool. n writes a new one from the skeleton and opens it in $EDITOR.",

@@ -284,8 +284,14 @@ fn error_line(e: &SchemaError, theme: Theme) -> Line<'static> {
     ])
 }
 
-/// The detail pane for a payload: verdicts, errors, lost correlations, the payload itself.
-pub fn detail_lines(row: &PayloadRow, options: &Options, theme: Theme) -> Vec<Line<'static>> {
+/// The detail pane for a payload: verdicts, errors, lost correlations, then `more` (a live
+/// server's verdict), then the payload itself.
+pub fn detail_lines(
+    row: &PayloadRow,
+    options: &Options,
+    theme: Theme,
+    more: Vec<Line<'static>>,
+) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let mut head = vec![Span::styled(
         escape(&row.name()).into_owned(),
@@ -412,6 +418,7 @@ pub fn detail_lines(row: &PayloadRow, options: &Options, theme: Theme) -> Vec<Li
     if let Some(sent) = &row.sent {
         out.extend(sent_lines(sent, theme));
     }
+    out.extend(more);
     if let Some(value) = &row.value {
         out.push(Line::from(""));
         out.push(Line::styled("payload", theme.heading()));

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use schemalens::manifest::{self, ManifestFormat};
 use schemalens::mcp::{
-    CallId, CallOutcome, Failure, ListReason, McpEvent, ServerInfo, ServerSpec, ToolList,
+    CallId, CallOutcome, Failure, ListReason, McpError, McpEvent, ServerInfo, ServerSpec, ToolList,
 };
 use schemalens::{Options, watch::content_hash};
 
@@ -554,6 +554,12 @@ pub fn call_lines(app: &App, tool: &str, row: &PayloadRow) -> Vec<Line<'static>>
                 ))),
                 Err(f) => {
                     out.extend(error_text(app, "server: the call failed", &f.to_string()));
+                    if matches!(f.error, McpError::Timeout { .. }) {
+                        out.push(Line::styled(
+                            "  a server that hangs can be started again: r reconnects",
+                            theme.dim(),
+                        ));
+                    }
                 }
             }
             if row.value.as_ref() != Some(&outcome.arguments) {
