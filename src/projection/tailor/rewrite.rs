@@ -210,6 +210,15 @@ fn renamed(renames: &BTreeMap<String, String>, schema: &Value, at: &str) -> Stri
     at.to_owned()
 }
 
+/// What the alternatives beside a node (in the unions around it) may take, which decides the
+/// forms its encodings may use.
+struct Beside {
+    /// The key a JSON-text carrier needs: some alternative may take strings.
+    carrier_key: Option<String>,
+    /// Some alternative may take arrays.
+    arrays: bool,
+}
+
 struct Walk<'a> {
     profile: Profile,
     table: &'static [Step],
@@ -471,7 +480,11 @@ impl Walk<'_> {
         let input = m;
         let m = m.clone();
         let was_shared = self.shared;
-        let done = self.node_steps(input, m, from, out, position, carrier_key, beside_arrays);
+        let beside = Beside {
+            carrier_key,
+            arrays: beside_arrays,
+        };
+        let done = self.node_steps(input, m, from, out, position, beside);
         self.shared = was_shared;
         done
     }
@@ -483,9 +496,12 @@ impl Walk<'_> {
         from: &str,
         out: &str,
         position: Position,
-        carrier_key: Option<String>,
-        beside_arrays: bool,
+        beside: Beside,
     ) -> Value {
+        let Beside {
+            carrier_key,
+            arrays: beside_arrays,
+        } = beside;
         // Before the drops: they would take the tuple's positions and the map's value schema.
         if self.has(Step::TupleItems) {
             self.tuple_items(&mut m, from, out);
