@@ -166,6 +166,11 @@ impl TreePane {
             .collect()
     }
 
+    /// How many rows the tree shows when scrolled through: the unfolded part of it.
+    pub fn visible_rows(&self) -> usize {
+        self.visible().len()
+    }
+
     /// Moves the selection among visible rows; works before anything was rendered, unlike
     /// the widget's own key handlers, which read the last frame.
     fn step(&self, delta: isize) {

@@ -16,7 +16,7 @@ pub mod render;
 pub mod server;
 #[cfg(test)]
 mod svg;
-pub(crate) mod text;
+pub mod text;
 pub mod theme;
 pub mod tree;
 mod why;
