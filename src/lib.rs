@@ -8,9 +8,15 @@ pub mod mcp;
 pub mod pointer;
 pub mod projection;
 pub mod schema;
+pub mod tui;
 pub mod validate;
 pub mod watch;
 pub mod why;
+
+// The inspector (`tui`) was written against the library's public paths (`schemalens::…`) when it
+// lived in the binary; this keeps them valid inside the crate, so it could move here unchanged
+// and benches can reach its state and rendering.
+extern crate self as schemalens;
 
 pub use projection::{
     Mode, OpenBranches, Options, Projection, ProjectionError, Recursion, project,

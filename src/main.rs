@@ -1,5 +1,4 @@
 mod cli;
-mod tui;
 
 // Projection allocates many small maps and strings; mimalloc cuts its run time markedly
 // (measured in the closing note of the foundation issue).

@@ -10,7 +10,7 @@ use schemalens::manifest::{self, ManifestFormat};
 use schemalens::mcp::{self, Config, Failure, Header, ServerSpec};
 
 use super::{Failure as CliFailure, ProjectionArgs, emit, exit};
-use crate::tui::text::escape_lines;
+use schemalens::tui::text::escape_lines;
 
 pub const MCP_HELP: &str = "Examples:
   schemalens mcp list -- npx -y @modelcontextprotocol/server-everything
@@ -171,19 +171,19 @@ fn run_list(args: &ListArgs) -> Result<u8, CliFailure> {
 
 fn inspect(args: McpArgs) -> Result<u8, CliFailure> {
     let spec = args.server.spec()?;
-    let server = crate::tui::LiveServer {
+    let server = schemalens::tui::LiveServer {
         config: args.server.config(),
         spec,
         payloads: args
             .payloads
-            .unwrap_or_else(crate::tui::server::default_payloads),
+            .unwrap_or_else(schemalens::tui::server::default_payloads),
     };
-    let options = crate::tui::TuiOptions {
+    let options = schemalens::tui::TuiOptions {
         projection: args.projection.options(),
         mouse: !args.no_mouse,
-        ..crate::tui::TuiOptions::default()
+        ..schemalens::tui::TuiOptions::default()
     };
-    crate::tui::run_server(server, options)
+    schemalens::tui::run_server(server, options)
         .map(|()| exit::OK)
         .map_err(|e| CliFailure::input(format!("{e:#}")))
 }

@@ -285,12 +285,12 @@ fn inspect(cli: Cli) -> Result<u8, Failure> {
         poll: cli.poll.map(std::time::Duration::from_millis),
         ..WatchConfig::default()
     });
-    let options = crate::tui::TuiOptions {
+    let options = schemalens::tui::TuiOptions {
         projection: cli.projection.options(),
         mouse: !cli.no_mouse,
         watch,
         why: cli.why.clone(),
-        ..crate::tui::TuiOptions::default()
+        ..schemalens::tui::TuiOptions::default()
     };
     let mut files = cli.files;
     let mut options = options;
@@ -315,7 +315,7 @@ fn inspect(cli: Cli) -> Result<u8, Failure> {
         options.baseline = Some(old);
         files = vec![path];
     }
-    crate::tui::run(files, options)
+    schemalens::tui::run(files, options)
         .map(|()| exit::OK)
         .map_err(|e| Failure::input(format!("{e:#}")))
 }

@@ -3,10 +3,10 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ratatui::layout::{Position, Rect};
 use ratatui::widgets::ListState;
-use tui_tree_widget::{TreeItem, TreeState};
 
 use schemalens::lint::report::{self, Form, ProfileLint, ToolForms};
 use schemalens::lint::{self, Group, Profile};
@@ -19,10 +19,12 @@ use super::lint::PaneLint;
 use super::live::{Live, PaneChanges, Stale};
 use super::overlay::{self, Overlay};
 use super::payloads::{self, PayloadRow};
+use super::projecting::{self, Computed, Failure, Request, Worker};
 use super::render::{Areas, layout};
 use super::text::escape;
 use super::theme::Theme;
 use super::tree::{NodeId, SchemaTree, Side};
+use super::tree_view::TreeView;
 use schemalens::validate::PayloadFile;
 
 /// One file named on the command line.
@@ -92,13 +94,12 @@ pub enum Entry {
     },
 }
 
-/// One tree pane: the model, the widget items built from it, and the widget's state.
+/// One tree pane: the model and its view (folds, selection, scroll).
 pub struct TreePane {
     pub tree: SchemaTree,
-    pub items: Vec<TreeItem<'static, NodeId>>,
-    /// The widget keeps its scroll offset in here and updates it while rendering; a `RefCell`
-    /// lets `render` take `&App` while only this view cache changes.
-    pub state: RefCell<TreeState<NodeId>>,
+    /// Drawing keeps the scroll offset and the visible rows in here; a `RefCell` lets `render`
+    /// take `&App` while only this view cache changes.
+    pub state: RefCell<TreeView>,
     /// Nodes linked to the other tree's selection (all of them, for many-to-one links).
     pub linked: Vec<NodeId>,
     /// Nodes that reject the selected payload.
@@ -112,13 +113,11 @@ pub struct TreePane {
 }
 
 impl TreePane {
-    fn new(tree: SchemaTree, theme: Theme, groups: Vec<Group>) -> TreePane {
+    fn new(tree: SchemaTree, groups: Vec<Group>) -> TreePane {
         let lint = PaneLint::new(&tree, groups);
-        let items = tree.items_with(theme, |id| lint.worst(id));
         TreePane {
             tree,
-            items,
-            state: RefCell::new(TreeState::default()),
+            state: RefCell::new(TreeView::default()),
             linked: Vec::new(),
             rejecting: Vec::new(),
             lint,
@@ -127,70 +126,59 @@ impl TreePane {
         }
     }
 
-    /// Replaces the findings and rebuilds the rows that show them; folds and selection are
-    /// kept, since node ids do not change.
-    fn set_lint(&mut self, groups: Vec<Group>, theme: Theme) {
+    /// Replaces the findings; folds and selection are kept, since node ids do not change.
+    fn set_lint(&mut self, groups: Vec<Group>) {
         self.lint = PaneLint::new(&self.tree, groups);
-        self.items = self.tree.items_with(theme, |id| self.lint.worst(id));
     }
 
     pub fn selected(&self) -> Option<NodeId> {
-        self.state.borrow().selected().last().copied()
+        self.state.borrow().selected()
     }
 
     /// Unfolds the ancestors of `id` without selecting it.
     fn unfold_to(&self, id: NodeId) {
         let path = self.tree.path(id);
         let mut state = self.state.borrow_mut();
-        for end in 1..path.len() {
-            state.open(path[..end].to_vec());
+        for &ancestor in &path[..path.len() - 1] {
+            state.open(ancestor);
         }
     }
 
     /// Selects `id` and unfolds its ancestors so it is visible.
     pub fn reveal(&self, id: NodeId) {
-        let path = self.tree.path(id);
-        let mut state = self.state.borrow_mut();
-        for end in 1..path.len() {
-            state.open(path[..end].to_vec());
-        }
-        state.select(path);
+        self.unfold_to(id);
+        self.state.borrow_mut().select(Some(id));
     }
 
-    fn visible(&self) -> Vec<NodeId> {
-        let state = self.state.borrow();
-        state
-            .flatten(&self.items)
-            .into_iter()
-            .filter_map(|f| f.identifier.last().copied())
-            .collect()
+    /// How many rows the tree shows when scrolled through: the unfolded part of it.
+    pub fn visible_rows(&self) -> usize {
+        self.state.borrow_mut().rows(&self.tree).len()
     }
 
-    /// Moves the selection among visible rows; works before anything was rendered, unlike
-    /// the widget's own key handlers, which read the last frame.
+    /// Moves the selection among visible rows; works before anything was rendered.
     fn step(&self, delta: isize) {
-        let visible = self.visible();
-        if visible.is_empty() {
+        let mut state = self.state.borrow_mut();
+        let selected = state.selected();
+        let rows = state.rows(&self.tree);
+        if rows.is_empty() {
             return;
         }
-        let current = self
-            .selected()
-            .and_then(|s| visible.iter().position(|&v| v == s));
-        let last = visible.len() as isize - 1;
+        let current = selected.and_then(|s| rows.iter().position(|r| r.id == s));
+        let last = rows.len() as isize - 1;
         let target = match current {
             Some(i) => (i as isize + delta).clamp(0, last),
             None if delta < 0 => last,
             None => 0,
         };
-        let id = visible[target as usize];
-        self.state.borrow_mut().select(self.tree.path(id));
+        let id = rows[target as usize].id;
+        state.select(Some(id));
     }
 
     fn open_all(&self) {
         let mut state = self.state.borrow_mut();
         for (id, node) in self.tree.nodes.iter().enumerate() {
             if !node.children.is_empty() {
-                state.open(self.tree.path(id as NodeId));
+                state.open(id as NodeId);
             }
         }
     }
@@ -214,7 +202,7 @@ impl TreePane {
                     return;
                 }
                 shown += node.children.len();
-                state.open(self.tree.path(id));
+                state.open(id);
                 next.extend(node.children.iter().copied());
             }
             frontier = next;
@@ -225,9 +213,7 @@ impl TreePane {
         let state = self.state.borrow();
         state
             .opened()
-            .iter()
-            .filter_map(|path| path.last())
-            .map(|&id| self.tree.node(id).pointer.clone())
+            .map(|id| self.tree.node(id).pointer.clone())
             .collect()
     }
 }
@@ -348,6 +334,36 @@ pub struct App {
     /// Changes since the baseline are marked in the trees: with `--diff`, or once `D` was
     /// pressed.
     pub show_changes: bool,
+    /// Projects in the background when set (the event loop's app); `None` projects inline,
+    /// as tests and benches that want the result at once do.
+    pub worker: Option<Worker>,
+    /// The generation of the newest projection asked for.
+    pub generation: u64,
+    /// The projection being computed, when the shown view is not the newest asked for.
+    pub pending: Option<Pending>,
+}
+
+/// A projection asked for and not arrived yet; what to do with it when it does.
+pub struct Pending {
+    pub generation: u64,
+    pub entry: usize,
+    pub tool: String,
+    pub started: Instant,
+    /// How long it has been running at the last tick: what the progress indicator shows
+    /// (rendering reads no clock).
+    pub elapsed: Duration,
+    pub(super) keep: Option<Kept>,
+    pub(super) then: After,
+}
+
+/// What follows a projection once its view is shown.
+pub(super) enum After {
+    /// A tool was opened; `select` is the node to go to then.
+    Show { select: Option<(Side, String)> },
+    /// The same tool under other options: the selection is linked from `link` again.
+    Reproject { link: Side, message: String },
+    /// A new version of the file: what changed is marked (see `live`).
+    Reload(Box<super::live::Reloaded>),
 }
 
 fn load(path: &Path) -> Source {
@@ -391,11 +407,32 @@ pub(super) fn entries_of(sources: &[Source]) -> Vec<Entry> {
 
 impl App {
     pub fn load(files: &[PathBuf], options: Options, theme: Theme, mouse: bool) -> App {
+        App::load_with_worker(files, options, theme, mouse, None)
+    }
+
+    pub fn load_with_worker(
+        files: &[PathBuf],
+        options: Options,
+        theme: Theme,
+        mouse: bool,
+        worker: Option<Worker>,
+    ) -> App {
         let sources = files.iter().map(|f| load(f)).collect();
-        App::new(sources, options, theme, mouse)
+        App::with_worker(sources, options, theme, mouse, worker)
     }
 
     pub fn new(sources: Vec<Source>, options: Options, theme: Theme, mouse: bool) -> App {
+        App::with_worker(sources, options, theme, mouse, None)
+    }
+
+    /// An app that projects in the background with `worker` from its first tool on.
+    pub fn with_worker(
+        sources: Vec<Source>,
+        options: Options,
+        theme: Theme,
+        mouse: bool,
+        worker: Option<Worker>,
+    ) -> App {
         let entries = entries_of(&sources);
         let mut app = App {
             sources,
@@ -428,6 +465,9 @@ impl App {
             server: None,
             why: None,
             show_changes: false,
+            worker,
+            generation: 0,
+            pending: None,
         };
         app.show_cursor_entry();
         app
@@ -494,17 +534,174 @@ impl App {
     pub(super) fn show_cursor_entry(&mut self) {
         self.list.borrow_mut().select(Some(self.cursor));
         let entry = self.current_entry();
-        if self.view.as_ref().map(|v| v.entry) == entry {
+        let asked = self.pending.as_ref().map(|p| p.entry);
+        if asked.or(self.view.as_ref().map(|v| v.entry)) == entry {
             return;
         }
-        self.view = entry.and_then(|e| self.build_view(e, None));
+        self.show_entry(entry, None);
+    }
+
+    /// Shows `entry` from scratch (projecting it), then selects `select` there.
+    pub(super) fn show_entry(&mut self, entry: Option<usize>, select: Option<(Side, String)>) {
         self.detail_scroll = 0;
         self.payload = None;
         *self.payload_list.borrow_mut() = ListState::default();
-        if self.focus == Pane::Payloads {
-            self.select_payload(0);
+        match entry {
+            Some(e) => self.request_view(e, None, After::Show { select }),
+            None => {
+                self.view = None;
+                self.pending = None;
+            }
         }
-        self.link_from(self.last_tree);
+    }
+
+    /// Asks for tool `entry`'s projection and trees: computed inline without a worker, else
+    /// in the background (superseding any older request), the view of another tool leaving
+    /// the screen at once. `then` runs when the view is shown.
+    pub(super) fn request_view(&mut self, entry: usize, keep: Option<Kept>, then: After) {
+        if self.tool(entry).is_none() {
+            // A problem row: nothing to project.
+            self.view = None;
+            self.pending = None;
+            self.after_view(then);
+            return;
+        }
+        self.generation += 1;
+        let Some((source, tool)) = self.tool(entry) else {
+            return;
+        };
+        let cached = self
+            .cache
+            .borrow_mut()
+            .get_or_project(tool, &self.options, |_, _| Err(()))
+            .ok();
+        let request = Request {
+            generation: self.generation,
+            origin: source.path.clone(),
+            tool: tool.clone(),
+            options: self.options.clone(),
+            cached,
+        };
+        self.pending = Some(Pending {
+            generation: self.generation,
+            entry,
+            tool: tool.name.clone(),
+            started: Instant::now(),
+            elapsed: Duration::ZERO,
+            keep,
+            then,
+        });
+        match self.worker.as_ref().filter(|w| w.running()) {
+            Some(worker) => {
+                worker.submit(request);
+                if self.view.as_ref().is_some_and(|v| v.entry != entry) {
+                    self.view = None;
+                }
+            }
+            None => {
+                if let Some(done) = projecting::compute(request, |_| false) {
+                    self.receive(done);
+                }
+            }
+        }
+    }
+
+    /// Takes a computed projection: shown if it is the newest asked for, dropped otherwise.
+    pub fn receive(&mut self, done: Computed) {
+        let Some(pending) = self.pending.take_if(|p| p.generation == done.generation) else {
+            return;
+        };
+        let projection = match done.projection {
+            Ok(p) if done.fresh => Ok(self.remember(pending.entry, p)),
+            other => other,
+        };
+        self.view = self.finish_view(pending.entry, pending.keep, projection, done.trees);
+        self.after_view(pending.then);
+    }
+
+    /// Keeps a projection made in the background in the cache (a save of another tool, or
+    /// going back to this one, reuses it).
+    fn remember(&self, entry: usize, projection: Arc<Projection>) -> Arc<Projection> {
+        let Some((_, tool)) = self.tool(entry) else {
+            return projection;
+        };
+        match Arc::try_unwrap(projection) {
+            Ok(p) => self
+                .cache
+                .borrow_mut()
+                .get_or_project(tool, &self.options, |_, _| Ok::<_, ()>(p))
+                .unwrap_or_else(|()| unreachable!("the projection is given")),
+            Err(shared) => shared,
+        }
+    }
+
+    fn after_view(&mut self, then: After) {
+        match then {
+            After::Show { select } => {
+                if self.focus == Pane::Payloads {
+                    self.select_payload(0);
+                }
+                self.link_from(self.last_tree);
+                if let Some((side, pointer)) = select {
+                    self.select_pointer(side, &pointer);
+                }
+            }
+            After::Reproject { link, message } => {
+                self.link_from(link);
+                if let Some(i) = self.payload {
+                    self.select_payload(i);
+                }
+                self.message = Some(message);
+            }
+            After::Reload(reloaded) => self.finish_reload(*reloaded),
+        }
+    }
+
+    /// Takes the background's results that arrived; whether the screen changed.
+    pub fn poll_projection(&mut self) -> bool {
+        let mut changed = false;
+        while let Some(done) = self.worker.as_ref().and_then(Worker::try_result) {
+            self.receive(done);
+            changed = true;
+        }
+        changed
+    }
+
+    /// Waits for the projection asked for, up to `limit` after it was asked: a small tool is
+    /// then drawn at once, without a progress frame in between.
+    pub fn wait_projection(&mut self, limit: Duration) {
+        while let Some(pending) = &self.pending {
+            let left = (pending.started + limit).saturating_duration_since(Instant::now());
+            let Some(done) = self.worker.as_ref().and_then(|w| w.wait_result(left)) else {
+                return;
+            };
+            self.receive(done);
+        }
+    }
+
+    /// Waits for the projection asked for, however long it takes: for actions that go on in
+    /// the view they asked for (a pasted error leads to its node).
+    pub fn settle(&mut self) {
+        self.wait_projection(Duration::from_secs(24 * 3600));
+    }
+
+    /// Asks again for what is pending, under the options now in force.
+    fn request_again(&mut self) {
+        if let Some(p) = self.pending.take() {
+            self.request_view(p.entry, p.keep, p.then);
+        }
+    }
+
+    /// While projecting: when the progress indicator should move next.
+    pub fn projection_deadline(&self) -> Option<Instant> {
+        let p = self.pending.as_ref()?;
+        Some(p.started + p.elapsed + Duration::from_millis(100))
+    }
+
+    pub(super) fn tick_projection(&mut self, now: Instant) {
+        if let Some(p) = &mut self.pending {
+            p.elapsed = now.saturating_duration_since(p.started);
+        }
     }
 
     pub fn payload_row(&self) -> Option<&PayloadRow> {
@@ -657,34 +854,24 @@ impl App {
             .borrow_mut()
             .project(tool, &self.options)
             .map_err(|e| {
-                let at = format!(
-                    "{}{}",
-                    tool.schema_pointer.as_deref().unwrap_or(""),
-                    e.pointer()
-                );
-                let message = format!(
-                    "{} (tool \"{}\", at {}): {e}",
-                    origin,
-                    escape(&tool.name),
-                    if at.is_empty() { "/" } else { &at }
-                );
-                (message, e.pointer().to_owned())
+                let Failure { message, pointer } = projecting::failure(origin, tool, &e);
+                (message, pointer)
             })
     }
 
-    /// Projects tool `entry` and builds both trees. `keep` carries selection and unfolded
-    /// pointers over from a previous view of the same tool (mode switch, reload).
-    pub(super) fn build_view(&self, entry: usize, keep: Option<Kept>) -> Option<ToolView> {
+    /// The view of tool `entry` from its projection and trees. `keep` carries selection and
+    /// unfolded pointers over from a previous view of the same tool (mode switch, reload).
+    fn finish_view(
+        &self,
+        entry: usize,
+        keep: Option<Kept>,
+        projection: Result<Arc<Projection>, Failure>,
+        [original, projected]: [SchemaTree; 2],
+    ) -> Option<ToolView> {
         let (source, tool) = self.tool(entry)?;
-        let (projection, error, stopped_at) = match self.project(&source.path, tool) {
+        let (projection, error, stopped_at) = match projection {
             Ok(p) => (Some(p), None, None),
-            Err((message, pointer)) => (None, Some(message), Some(pointer)),
-        };
-        let trace = projection.as_ref().map_or(&[][..], |p| &p.trace[..]);
-        let original = SchemaTree::build(&tool.schema, Side::Original, trace, "root");
-        let projected = match &projection {
-            Some(p) => SchemaTree::build(&p.schema, Side::Projection, trace, "root"),
-            None => SchemaTree::default(),
+            Err(Failure { message, pointer }) => (None, Some(message), Some(pointer)),
         };
         let (payloads, payload_error) = match (&projection, self.entries.get(entry)) {
             (Some(p), Some(Entry::Tool { tool: index, .. })) => payloads::check_all(
@@ -702,8 +889,8 @@ impl App {
         let (original_groups, projected_groups) = pane_groups(report.as_ref());
         let diff = self.diff_since_baseline(entry);
         let mut panes = [
-            TreePane::new(original, self.theme, original_groups),
-            TreePane::new(projected, self.theme, projected_groups),
+            TreePane::new(original, original_groups),
+            TreePane::new(projected, projected_groups),
         ];
         if let Some(d) = &diff {
             for (pane, side) in panes.iter_mut().zip([Side::Original, Side::Projection]) {
@@ -727,7 +914,7 @@ impl App {
                 pane.open_initial(40);
             }
             if !pane.tree.is_empty() {
-                pane.state.borrow_mut().select(vec![0]);
+                pane.state.borrow_mut().select(Some(0));
             }
         }
         if let Some(kept) = keep {
@@ -736,11 +923,7 @@ impl App {
                 // in the new trees, so only what is re-opened below survives.
                 for ((pane, mut state), opened) in view.panes.iter().zip(states).zip(&kept.opened) {
                     state.close_all();
-                    state.select(if pane.tree.is_empty() {
-                        Vec::new()
-                    } else {
-                        vec![0]
-                    });
+                    state.select((!pane.tree.is_empty()).then_some(0));
                     *pane.state.borrow_mut() = state;
                     if opened.is_empty() {
                         // Nothing was open (the tree was empty: projection had failed).
@@ -751,7 +934,7 @@ impl App {
             for (pane, opened) in view.panes.iter().zip(&kept.opened) {
                 for p in opened {
                     if let Some(id) = pane.tree.find(p) {
-                        pane.state.borrow_mut().open(pane.tree.path(id));
+                        pane.state.borrow_mut().open(id);
                     }
                 }
             }
@@ -821,12 +1004,9 @@ impl App {
             // From now on the trees mark what changed, whatever tool is shown.
             self.show_changes = true;
             let side = self.last_tree;
-            let selected = self.selected_pointer(side).map(str::to_owned);
+            let selected = self.selected_pointer(side).map(|p| (side, p.to_owned()));
             self.view = None;
-            self.show_cursor_entry();
-            if let Some(p) = selected {
-                self.select_pointer(side, &p);
-            }
+            self.show_entry(self.current_entry(), selected);
         }
     }
 
@@ -892,10 +1072,10 @@ impl App {
         let projection = view.projection.as_deref().ok_or(view.error.as_deref());
         let report = self.lint_report(view.entry, projection);
         let (original, projected) = pane_groups(report.as_ref());
-        let (theme, profile) = (self.theme, self.profile);
+        let profile = self.profile;
         if let Some(view) = &mut self.view {
-            view.panes[0].set_lint(original, theme);
-            view.panes[1].set_lint(projected, theme);
+            view.panes[0].set_lint(original);
+            view.panes[1].set_lint(projected);
             view.profile = profile;
             view.report = report;
         }
@@ -1170,7 +1350,10 @@ impl App {
 
     pub(super) fn set_mode(&mut self, mode: Mode) {
         self.options.mode = mode;
-        let Some(view) = self.view.take() else { return };
+        let Some(view) = &self.view else {
+            self.request_again();
+            return;
+        };
         let side = self.active_side();
         let selected = view
             .pane(side)
@@ -1204,20 +1387,22 @@ impl App {
         } else {
             kept
         };
-        let link_side = kept.side;
-        self.view = self.build_view(view.entry, Some(kept));
-        self.link_from(link_side);
-        if let Some(i) = self.payload {
-            self.select_payload(i);
-        }
-        self.message = Some(format!("projected again in {mode} mode"));
+        let then = After::Reproject {
+            link: kept.side,
+            message: format!("projected again in {mode} mode"),
+        };
+        let entry = view.entry;
+        self.request_view(entry, Some(kept), then);
     }
 
     /// Projects again under the other open-branches policy. Both trees keep their shape
     /// (only joined properties change), so folds and the selection stay where they were.
     fn set_open_branches(&mut self, policy: OpenBranches) {
         self.options.open_branches = policy;
-        let Some(view) = self.view.take() else { return };
+        let Some(view) = &self.view else {
+            self.request_again();
+            return;
+        };
         let side = self.active_side();
         let other = side.other();
         let selected_of = |s: Side| {
@@ -1235,11 +1420,6 @@ impl App {
             other: selected_of(other).map(|p| (other, p)),
             states: None,
         };
-        self.view = self.build_view(view.entry, Some(kept));
-        self.link_from(side);
-        if let Some(i) = self.payload {
-            self.select_payload(i);
-        }
         let note = match (policy, self.options.mode) {
             (_, Mode::Inline) => " (it matters in flat mode only)",
             (OpenBranches::Declared, Mode::Flat) => {
@@ -1247,7 +1427,12 @@ impl App {
             }
             (OpenBranches::Strict, Mode::Flat) => ": exactly sound, tolerated names unconstrained",
         };
-        self.message = Some(format!("open branches {policy}{note}"));
+        let then = After::Reproject {
+            link: side,
+            message: format!("open branches {policy}{note}"),
+        };
+        let entry = view.entry;
+        self.request_view(entry, Some(kept), then);
     }
 
     fn search_step(&mut self, forward: bool) {
@@ -1539,7 +1724,7 @@ pub(super) struct Kept {
     /// The other tree's selection, for when the links do not lead back to it.
     pub other: Option<(Side, String)>,
     /// The widget states to reuse (a reload keeps the scroll position).
-    pub states: Option<[TreeState<NodeId>; 2]>,
+    pub states: Option<[TreeView; 2]>,
 }
 
 /// Applies one action. The only function that changes the [`App`].
@@ -1708,34 +1893,33 @@ pub fn update(app: &mut App, action: Action) {
             };
             let Some(id) = pane.selected() else { return };
             let node = pane.tree.node(id);
-            let path = pane.tree.path(id);
-            let is_open = pane.state.borrow().opened().contains(&path);
+            let is_open = pane.state.borrow().is_open(id);
             let has_children = !node.children.is_empty();
             let mut moved = false;
             {
                 let mut state = pane.state.borrow_mut();
                 match action {
                     Action::Left if is_open => {
-                        state.close(&path);
+                        state.close(id);
                     }
                     Action::Left | Action::Parent => {
                         if let Some(parent) = node.parent {
-                            state.select(pane.tree.path(parent));
+                            state.select(Some(parent));
                             moved = true;
                         }
                     }
                     Action::Right if has_children && !is_open => {
-                        state.open(path);
+                        state.open(id);
                     }
                     Action::Right => {
                         if let Some(&first) = node.children.first() {
-                            state.select(pane.tree.path(first));
+                            state.select(Some(first));
                             moved = true;
                         }
                     }
                     _ => {
                         if has_children {
-                            state.toggle(path);
+                            state.toggle(id);
                         }
                     }
                 }
@@ -1754,10 +1938,12 @@ pub fn update(app: &mut App, action: Action) {
                 let mut state = pane.state.borrow_mut();
                 state.close_all();
                 // A folded root shows one row and nothing to read; keep it open.
-                state.open(vec![0]);
-                let selected = state.selected().to_vec();
-                if selected.len() > 2 {
-                    state.select(selected[..2].to_vec());
+                state.open(0);
+                // The selection moves up to the row that stays visible: its ancestor below
+                // the root.
+                let path = state.selected().map(|id| pane.tree.path(id));
+                if let Some(path) = path.filter(|p| p.len() > 2) {
+                    state.select(Some(path[1]));
                 }
             }
             app.after_select(side);

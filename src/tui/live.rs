@@ -15,7 +15,7 @@ use schemalens::mcp::McpEvent;
 use schemalens::validate::discover::tool_subdir;
 use schemalens::watch::{Target, WatchConfig, WatchEvent};
 
-use super::app::{App, Entry, Kept, entries_of, update};
+use super::app::{After, App, Entry, Kept, ToolView, entries_of, update};
 use super::keys::Action;
 use super::payloads;
 use super::tree::{Node, NodeId, SchemaTree, Side};
@@ -323,6 +323,7 @@ impl App {
     }
 
     pub(super) fn tick(&mut self, now: Instant) {
+        self.tick_projection(now);
         if self.deadline().is_some_and(|d| now >= d) {
             self.clear_marks();
         }
@@ -428,6 +429,8 @@ impl App {
         }
         let cursor_key = self.current_entry().and_then(|e| self.entry_key(e));
         let old_view = self.view.take();
+        // What was being projected belongs to the old version: asked again below.
+        self.pending = None;
         let changed_tools = match &self.sources[i].manifest {
             Ok(old) => changed_tools(old, &m),
             Err(_) => m.tools.iter().map(|t| t.name.clone()).collect(),
@@ -479,10 +482,10 @@ impl App {
     }
 
     /// Rebuilds the shown tool's view from the new version, where the user left the old one,
-    /// and marks what changed.
+    /// and marks what changed (once the new version is projected: [`Self::finish_reload`]).
     fn reload_view(
         &mut self,
-        old: super::app::ToolView,
+        old: ToolView,
         old_manifest: &Result<Manifest, String>,
         key: EntryKey,
     ) {
@@ -509,13 +512,32 @@ impl App {
             .and_then(|i| old.payloads.get(i))
             .map(|r| (r.path.clone(), r.line));
         let scroll = self.detail_scroll;
-        self.view = self.build_view(entry, Some(kept));
-
         let old_schema = match (&key, old_manifest) {
-            (EntryKey::Tool { index, .. }, Ok(m)) => m.tools.get(*index).map(|t| &t.schema),
+            (EntryKey::Tool { index, .. }, Ok(m)) => m.tools.get(*index).map(|t| t.schema.clone()),
             _ => None,
         };
-        let changes = match (&self.view, self.tool(entry), old_schema) {
+        let reloaded = Reloaded {
+            old,
+            old_schema,
+            entry,
+            side,
+            payload,
+            scroll,
+        };
+        self.request_view(entry, Some(kept), After::Reload(Box::new(reloaded)));
+    }
+
+    /// The rest of [`reload_view`](Self::reload_view), once the new version's view is shown.
+    pub(super) fn finish_reload(&mut self, reloaded: Reloaded) {
+        let Reloaded {
+            old,
+            old_schema,
+            entry,
+            side,
+            payload,
+            scroll,
+        } = reloaded;
+        let changes = match (&self.view, self.tool(entry), &old_schema) {
             (Some(view), Some((_, tool)), Some(old_schema)) => {
                 let original = diff(
                     &old.panes[0].tree,
@@ -591,6 +613,16 @@ impl App {
             }
         }
     }
+}
+
+/// A reload waiting for its projection: the view it replaces and where the user was in it.
+pub struct Reloaded {
+    old: ToolView,
+    old_schema: Option<Value>,
+    entry: usize,
+    side: Side,
+    payload: Option<(PathBuf, Option<usize>)>,
+    scroll: u16,
 }
 
 /// Tools of `new` that are not in `old` with the same schema.

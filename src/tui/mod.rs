@@ -12,13 +12,15 @@ mod lint;
 pub mod live;
 mod overlay;
 mod payloads;
+pub mod projecting;
 pub mod render;
 pub mod server;
 #[cfg(test)]
 mod svg;
-pub(crate) mod text;
+pub mod text;
 pub mod theme;
 pub mod tree;
+pub mod tree_view;
 mod why;
 
 #[cfg(test)]
@@ -57,6 +59,7 @@ use ratatui::backend::CrosstermBackend;
 pub use app::App;
 use keys::Action;
 use live::{Msg, WatchMode};
+use projecting::Worker;
 use schemalens::mcp::{McpEvent, ServerSpec, Session};
 use schemalens::watch::{Target, WatchConfig, WatchEvent, Watcher};
 use server::ServerRequest;
@@ -98,14 +101,30 @@ impl Default for TuiOptions {
 pub fn run(files: Vec<PathBuf>, opts: TuiOptions) -> color_eyre::Result<()> {
     needs_terminal()?;
     let theme = Theme { color: opts.color };
-    let mut app = App::load(&files, opts.projection.clone(), theme, opts.mouse);
+    let (tx, rx) = mpsc::channel();
+    let worker = background_worker(&tx);
+    let mut app = App::load_with_worker(
+        &files,
+        opts.projection.clone(),
+        theme,
+        opts.mouse,
+        Some(worker),
+    );
     if let Some(baseline) = opts.baseline.clone() {
         app.set_baseline(baseline);
     }
     if let Some(text) = &opts.why {
         app.explain_error(text);
     }
-    run_app(app, opts, None)
+    run_app(app, opts, None, (tx, rx))
+}
+
+/// Projects in the background and wakes the event loop with each result.
+fn background_worker(tx: &Sender<AppEvent>) -> Worker {
+    let tx = tx.clone();
+    Worker::start(move || {
+        let _ = tx.send(AppEvent::Projected);
+    })
 }
 
 /// A live MCP server to inspect, and where its payloads are kept.
@@ -120,14 +139,16 @@ pub struct LiveServer {
 pub fn run_server(server: LiveServer, opts: TuiOptions) -> color_eyre::Result<()> {
     needs_terminal()?;
     let theme = Theme { color: opts.color };
-    let app = App::live(
+    let (tx, rx) = mpsc::channel();
+    let mut app = App::live(
         &server.spec,
         server.payloads.clone(),
         opts.projection.clone(),
         theme,
         opts.mouse,
     );
-    run_app(app, opts, Some(server))
+    app.worker = Some(background_worker(&tx));
+    run_app(app, opts, Some(server), (tx, rx))
 }
 
 fn needs_terminal() -> color_eyre::Result<()> {
@@ -138,8 +159,12 @@ fn needs_terminal() -> color_eyre::Result<()> {
     }
     Ok(())
 }
-fn run_app(mut app: App, opts: TuiOptions, server: Option<LiveServer>) -> color_eyre::Result<()> {
-    let (tx, rx) = mpsc::channel();
+fn run_app(
+    mut app: App,
+    opts: TuiOptions,
+    server: Option<LiveServer>,
+    (tx, rx): (Sender<AppEvent>, Receiver<AppEvent>),
+) -> color_eyre::Result<()> {
     let mut watch = Watch::start(&mut app, opts.watch, &tx);
     let mut link = ServerLink::new(server, tx.clone());
     link.connect(&mut app);
@@ -223,6 +248,8 @@ pub enum AppEvent {
     Mcp(u64, McpEvent),
     /// Reading the terminal failed; the loop ends with this error.
     InputFailed(io::Error),
+    /// A background projection is done (see [`App::poll_projection`]).
+    Projected,
 }
 
 /// Reads terminal events on its own thread into the loop's channel. It can be paused while an
@@ -386,6 +413,9 @@ impl Watch {
     }
 }
 
+/// How long the loop waits for a projection it just asked for before drawing its progress.
+const SETTLE: Duration = Duration::from_millis(50);
+
 fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
     app: &mut App,
@@ -403,6 +433,8 @@ fn event_loop(
         },
     );
     loop {
+        // A tool that projects quickly is drawn once, finished; a big one shows its progress.
+        app.wait_projection(SETTLE);
         terminal.draw(|frame| render::render(app, frame))?;
         if app.quit {
             return Ok(());
@@ -411,10 +443,15 @@ fn event_loop(
         if app.server.as_mut().is_some_and(|s| s.drawn(Instant::now())) {
             continue;
         }
-        let deadline = [app.deadline(), watch.deadline(), app.server_deadline()]
-            .into_iter()
-            .flatten()
-            .min();
+        let deadline = [
+            app.deadline(),
+            watch.deadline(),
+            app.server_deadline(),
+            app.projection_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         let first = match deadline {
             Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
                 Ok(ev) => Some(ev),
@@ -444,6 +481,9 @@ fn event_loop(
                 }
                 Some(AppEvent::InputFailed(e)) => {
                     return Err(e).wrap_err("reading a terminal event");
+                }
+                Some(AppEvent::Projected) => {
+                    app.poll_projection();
                 }
                 None => {}
             }

@@ -2,21 +2,21 @@
 //! scroll offsets, kept in `RefCell`s as view caches.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, List, ListItem, Paragraph, Wrap};
 use schemalens::Mode;
 use schemalens::lint::Severity;
 use schemalens::projection::Detail;
-use tui_tree_widget::{Tree, TreeState};
 
-use super::app::{App, Entry, InputPurpose};
+use super::app::{App, Entry, InputPurpose, Pending};
 use super::detail;
 use super::keys::{self, BINDINGS, Pane, Scope};
 use super::text::{clip, escape, escape_lines};
 use super::theme::{Mark, Theme, severity_glyph};
-use super::tree::{NodeId, Side};
+use super::tree::Side;
+use super::tree_view::Look;
 
 /// Where each pane goes; shared by `render` and by `update` (mouse hits, page sizes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -276,6 +276,15 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
     }
     let Some(view) = &app.view else {
         let block = pane_block(app, Line::from(title), focused);
+        if let Some(pending) = &app.pending {
+            frame.render_widget(
+                Paragraph::new(progress_text(app, pending, side))
+                    .block(block)
+                    .wrap(Wrap { trim: false }),
+                area,
+            );
+            return;
+        }
         let text = match app.current_entry().and_then(|e| app.problem(e)) {
             Some(problem) if side == Side::Original => error_text(
                 app,
@@ -341,27 +350,27 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
         return;
     }
     let inner = block.inner(area);
-    let Ok(tree) = Tree::new(&pane.items) else {
-        return;
-    };
+    frame.render_widget(block, area);
     let active = side == app.active_side();
-    let tree = tree
-        .block(block)
-        .highlight_style(if active {
+    let look = Look {
+        open: "▾ ",
+        closed: "▸ ",
+        leaf: "  ",
+        highlight: if active {
             theme.selected()
         } else {
             theme.counterpart()
-        })
-        .node_closed_symbol("▸ ")
-        .node_open_symbol("▾ ")
-        .node_no_children_symbol("  ");
+        },
+    };
     let mut state = pane.state.borrow_mut();
-    frame.render_stateful_widget(tree, area, &mut state);
+    state.draw(&pane.tree, inner, frame.buffer_mut(), &look, |id| {
+        pane.tree.row(id, pane.lint.worst(id), theme)
+    });
     if pane.linked.len() > 1 {
-        let selected = state.selected().last().copied();
+        let selected = state.selected();
         let buf = frame.buffer_mut();
         for y in inner.y..inner.bottom() {
-            let Some(id) = row_node(&state, inner, y) else {
+            let Some(id) = state.drawn_at(y) else {
                 continue;
             };
             if Some(id) != selected && pane.linked.contains(&id) {
@@ -372,7 +381,7 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
     if !pane.rejecting.is_empty() {
         let buf = frame.buffer_mut();
         for y in inner.y..inner.bottom() {
-            let Some(id) = row_node(&state, inner, y) else {
+            let Some(id) = state.drawn_at(y) else {
                 continue;
             };
             if pane.rejecting.contains(&id) {
@@ -386,7 +395,7 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
     if !pane.changes.marks.is_empty() {
         let buf = frame.buffer_mut();
         for y in inner.y..inner.bottom() {
-            let Some(id) = row_node(&state, inner, y) else {
+            let Some(id) = state.drawn_at(y) else {
                 continue;
             };
             if let Some(change) = pane.changes.marks.get(&id) {
@@ -400,7 +409,7 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
     if !pane.diff_marks.is_empty() {
         let buf = frame.buffer_mut();
         for y in inner.y..inner.bottom() {
-            let Some(id) = row_node(&state, inner, y) else {
+            let Some(id) = state.drawn_at(y) else {
                 continue;
             };
             if let Some(class) = pane.diff_marks.get(&id) {
@@ -431,14 +440,36 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
     }
 }
 
-/// The node drawn on row `y` of a tree. The widget answers for rows below its last item with
-/// that item (items may span rows); ours are one row each, so a repeat means an empty row.
-fn row_node(state: &TreeState<NodeId>, inner: Rect, y: u16) -> Option<NodeId> {
-    let here = state.rendered_at(Position::new(inner.x, y))?;
-    if y > inner.y && state.rendered_at(Position::new(inner.x, y - 1)) == Some(here) {
-        return None;
-    }
-    here.last().copied()
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// The progress indicator: it turns with the time the projection has taken so far.
+fn spinner(pending: &Pending) -> &'static str {
+    SPINNER[(pending.elapsed.as_millis() / 100) as usize % SPINNER.len()]
+}
+
+/// A tree pane while its tool is projected in the background.
+fn progress_text(app: &App, pending: &Pending, side: Side) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let doing = match side {
+        Side::Original => "building the tree of",
+        Side::Projection => "projecting",
+    };
+    vec![
+        Line::from(vec![
+            Span::styled(spinner(pending), theme.heading()),
+            Span::raw(format!(
+                " {doing} {} ({} mode) · {:.1} s",
+                clip(&escape(&pending.tool), 40),
+                app.options.mode,
+                pending.elapsed.as_secs_f64()
+            )),
+        ]),
+        Line::from(""),
+        Line::styled(
+            "Keys work meanwhile: another tool, m or o asks again; q quits.",
+            theme.dim(),
+        ),
+    ]
 }
 
 pub fn error_text(app: &App, heading: &str, message: &str) -> Vec<Line<'static>> {
@@ -575,6 +606,14 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
                 app.options.open_branches.to_string(),
                 theme.heading(),
             ));
+        }
+        if let Some(pending) = &app.pending {
+            spans.push(Span::raw(" │ "));
+            spans.push(Span::styled(spinner(pending), theme.heading()));
+            spans.push(Span::raw(format!(
+                " projecting {:.1} s",
+                pending.elapsed.as_secs_f64()
+            )));
         }
         if let Some(profile) = app.profile {
             spans.push(Span::raw(" │ lint "));

@@ -819,10 +819,8 @@ fn large_tree_frame_time() {
     let start = Instant::now();
     let tree = super::tree::SchemaTree::build(&schema, Side::Original, &projection.trace, "root");
     let build = start.elapsed();
-    let start = Instant::now();
-    let _items = tree.items(PLAIN);
-    let items = start.elapsed();
-    eprintln!("project {project:?}, tree build {build:?}, items {items:?}");
+    drop(tree);
+    eprintln!("project {project:?}, tree build {build:?}");
     let start = Instant::now();
     let mut app = open_text(&[("big.json", &text)], Options::flat(), 200, 50);
     let load = start.elapsed();
@@ -1511,4 +1509,113 @@ fn export_screenshots() {
     update(&mut app, Action::CloseOverlay);
     assert!(app.select_pointer(Side::Original, "/properties/payment"));
     save("diff-marks", &app);
+}
+
+/// An app over sample `name` whose projections wait in a worker the test runs by hand.
+fn open_by_hand(name: &str, width: u16, height: u16) -> App {
+    let worker = super::projecting::Worker::by_hand();
+    let mut app =
+        App::load_with_worker(&[sample(name)], Options::flat(), PLAIN, true, Some(worker));
+    update(&mut app, Action::Resize { width, height });
+    app
+}
+
+/// Computes the request waiting in the worker, and lets the app take what arrived.
+fn run_worker(app: &mut App) -> Option<u64> {
+    let generation = app.worker.as_ref().expect("a worker").run_one();
+    app.poll_projection();
+    generation
+}
+
+#[test]
+fn a_tool_being_projected_shows_its_progress_then_the_same_screen_as_inline() {
+    let mut app = open_by_hand("mcp-tools-list.json", 120, 30);
+    assert!(app.view.is_none());
+    let pending = app.pending.as_ref().expect("projecting in the background");
+    assert_eq!(pending.entry, 0);
+    snap("projecting_progress", screen(&app));
+    // The indicator moves with the time the event loop's ticks report.
+    let started = pending.started;
+    super::live::handle(
+        &mut app,
+        super::live::Msg::Tick(started + std::time::Duration::from_millis(1250)),
+    );
+    let progress = screen(&app);
+    assert!(progress.contains("⠹ projecting 1.2 s"), "{progress}");
+    assert_eq!(run_worker(&mut app), Some(1));
+    assert!(app.pending.is_none());
+    assert_eq!(
+        screen(&app),
+        screen(&open("mcp-tools-list.json", PLAIN, 120, 30))
+    );
+}
+
+#[test]
+fn a_stale_projection_is_dropped_and_the_newest_shown() {
+    let mut app = open_by_hand("mcp-tools-list.json", 120, 30);
+    let worker = app.worker.as_ref().unwrap();
+    // The first tool's result is computed but not taken yet when the user moves on.
+    assert_eq!(worker.run_one(), Some(1));
+    keys(&mut app, "]");
+    assert_eq!(
+        app.pending.as_ref().map(|p| (p.generation, p.entry)),
+        Some((2, 1))
+    );
+    assert!(app.poll_projection(), "the first result arrives");
+    assert!(
+        app.view.is_none(),
+        "and is dropped: it is not the tool asked for"
+    );
+    assert_eq!(app.pending.as_ref().map(|p| p.generation), Some(2));
+    assert_eq!(run_worker(&mut app), Some(2));
+    assert_eq!(app.view.as_ref().map(|v| v.entry), Some(1));
+    assert!(app.pending.is_none());
+}
+
+#[test]
+fn a_newer_request_supersedes_one_not_yet_started() {
+    let mut app = open_by_hand("mcp-tools-list.json", 120, 30);
+    keys(&mut app, "]]");
+    // Only the newest request is left to compute.
+    assert_eq!(run_worker(&mut app), Some(3));
+    assert_eq!(app.worker.as_ref().unwrap().run_one(), None);
+    assert_eq!(app.view.as_ref().map(|v| v.entry), Some(2));
+}
+
+#[test]
+fn keys_work_while_projecting() {
+    let mut app = open_by_hand("nested-union-pydantic.json", 120, 30);
+    keys(&mut app, "?");
+    assert_eq!(app.context(), Context::Overlay);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.context(), Context::Pane(Pane::Original));
+    // Moving in a tree that is not there yet does nothing, and breaks nothing.
+    keys(&mut app, "jjlhE");
+    // The mode switch asks again, under the new mode.
+    keys(&mut app, "m");
+    assert_eq!(app.options.mode, Mode::Inline);
+    assert_eq!(app.pending.as_ref().map(|p| p.generation), Some(2));
+    assert_eq!(run_worker(&mut app), Some(2));
+    let mut inline = App::load(
+        &[sample("nested-union-pydantic.json")],
+        Options::inline(),
+        PLAIN,
+        true,
+    );
+    update(
+        &mut inline,
+        Action::Resize {
+            width: 120,
+            height: 30,
+        },
+    );
+    assert_eq!(screen(&app), screen(&inline));
+    // A switch while the view is shown keeps it on screen until the new one arrives.
+    keys(&mut app, "m");
+    assert!(app.view.is_some() && app.pending.is_some());
+    assert!(screen(&app).contains("projecting 0.0 s"));
+    assert_eq!(run_worker(&mut app), Some(3));
+    assert!(app.message.as_deref().unwrap_or("").contains("flat mode"));
+    keys(&mut app, "q");
+    assert!(app.quit);
 }

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 
 use ratatui::text::{Line, Span};
 use serde_json::Value;
-use tui_tree_widget::TreeItem;
 
 use schemalens::lint::Severity;
 use schemalens::pointer;
@@ -294,44 +293,10 @@ impl SchemaTree {
         all
     }
 
-    /// The widget's items without lint marks.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub fn items(&self, theme: Theme) -> Vec<TreeItem<'static, NodeId>> {
-        self.items_with(theme, |_| None)
-    }
-
-    /// The widget's items, each row led by the worst lint finding on its node; built once per
-    /// tree and lint profile, never per frame.
-    pub fn items_with(
-        &self,
-        theme: Theme,
-        lint: impl Fn(NodeId) -> Option<Severity>,
-    ) -> Vec<TreeItem<'static, NodeId>> {
-        let mut built: Vec<Option<TreeItem<'static, NodeId>>> =
-            (0..self.nodes.len()).map(|_| None).collect();
-        // Children always have larger ids than their parent (pre-order), so building from the
-        // back finds every child already built; no recursion needed.
-        for id in (0..self.nodes.len()).rev() {
-            let node = &self.nodes[id];
-            let line = row(node, lint(id as NodeId), theme);
-            let kids: Vec<_> = node
-                .children
-                .iter()
-                .filter_map(|&c| built[c as usize].take())
-                .collect();
-            let item = if kids.is_empty() {
-                TreeItem::new_leaf(id as NodeId, line)
-            } else {
-                TreeItem::new(id as NodeId, line.clone(), kids)
-                    .unwrap_or_else(|_| TreeItem::new_leaf(id as NodeId, line))
-            };
-            built[id] = Some(item);
-        }
-        built
-            .first_mut()
-            .and_then(Option::take)
-            .into_iter()
-            .collect()
+    /// Row `id` as the tree pane shows it, led by the worst lint finding on the node; made
+    /// for the rows on screen only, at each frame.
+    pub fn row(&self, id: NodeId, lint: Option<Severity>, theme: Theme) -> Line<'static> {
+        row(self.node(id), lint, theme)
     }
 }
 
@@ -563,7 +528,6 @@ mod tests {
         let tree = SchemaTree::build(&schema, Side::Original, &[], "root");
         assert!(tree.truncated);
         assert_eq!(tree.nodes.len(), MAX_DEPTH + 1);
-        assert_eq!(tree.items(Theme { color: false }).len(), 1);
         // serde_json drops deep values recursively; leak to keep the test about our code.
         std::mem::forget(schema);
     }

@@ -109,11 +109,14 @@ impl App {
         if let Some(at) = self.visible.iter().position(|e| *e == entry) {
             self.cursor = at;
             self.show_cursor_entry();
+            // What follows goes on in the tool's view.
+            self.settle();
         }
         if let Variant::Projection { mode } = node.schema
             && mode != self.options.mode
         {
             self.set_mode(mode);
+            self.settle();
         }
         if d.profile.is_some() && d.profile != self.profile {
             self.profile = d.profile;

@@ -1,0 +1,329 @@
+//! Projecting a tool and building its two trees off the event loop: a 100 k-node tool takes
+//! seconds, and the inspector must draw and take keys meanwhile.
+//!
+//! Each request carries a generation; a newer request supersedes every older one. The worker
+//! skips a superseded request it has not started, stops after the step it is in when one is
+//! superseded while running (projection, then each tree), and the inspector drops any result
+//! whose generation is not the newest it asked for.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use schemalens::manifest::Tool;
+use schemalens::{Options, Projection, ProjectionError, project_tool};
+
+use super::text::escape;
+use super::tree::{SchemaTree, Side};
+
+/// What to project, taken out of the app so that the worker owns it.
+pub struct Request {
+    pub generation: u64,
+    /// The file's name as errors show it.
+    pub origin: String,
+    pub tool: Tool,
+    pub options: Options,
+    /// The projection cache's answer, when it had one: only the trees are left to build.
+    pub cached: Option<Arc<Projection>>,
+}
+
+/// Why projecting failed, as the user reads it, and the pointer where it stopped.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub message: String,
+    pub pointer: String,
+}
+
+/// A request's result.
+pub struct Computed {
+    pub generation: u64,
+    pub projection: Result<Arc<Projection>, Failure>,
+    /// Projected here rather than taken from the cache: the cache should keep it.
+    pub fresh: bool,
+    /// The original tree and the projection's (empty when projecting failed).
+    pub trees: [SchemaTree; 2],
+    pub took: Duration,
+}
+
+/// The error of projecting `tool` of `origin`, as the inspector shows it.
+pub fn failure(origin: &str, tool: &Tool, e: &ProjectionError) -> Failure {
+    let at = format!(
+        "{}{}",
+        tool.schema_pointer.as_deref().unwrap_or(""),
+        e.pointer()
+    );
+    Failure {
+        message: format!(
+            "{} (tool \"{}\", at {}): {e}",
+            origin,
+            escape(&tool.name),
+            if at.is_empty() { "/" } else { &at }
+        ),
+        pointer: e.pointer().to_owned(),
+    }
+}
+
+/// Does the work of `request`, unless `superseded` says, between steps, that it is no longer
+/// wanted (`None` then).
+pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Option<Computed> {
+    let start = Instant::now();
+    let Request {
+        generation,
+        origin,
+        tool,
+        options,
+        cached,
+    } = request;
+    let fresh = cached.is_none();
+    let projection = match cached {
+        Some(p) => Ok(p),
+        None => project_tool(&tool, &options)
+            .map(Arc::new)
+            .map_err(|e| failure(&origin, &tool, &e)),
+    };
+    if superseded(generation) {
+        return None;
+    }
+    let trace = projection.as_ref().map_or(&[][..], |p| &p.trace[..]);
+    let original = SchemaTree::build(&tool.schema, Side::Original, trace, "root");
+    if superseded(generation) {
+        return None;
+    }
+    let projected = match &projection {
+        Ok(p) => SchemaTree::build(&p.schema, Side::Projection, trace, "root"),
+        Err(_) => SchemaTree::default(),
+    };
+    Some(Computed {
+        generation,
+        projection,
+        fresh,
+        trees: [original, projected],
+        took: start.elapsed(),
+    })
+}
+
+/// The newest request not yet taken, and whether the worker should stop.
+#[derive(Default)]
+struct Slot {
+    request: Option<Request>,
+    stop: bool,
+}
+
+struct Shared {
+    slot: Mutex<Slot>,
+    wake: Condvar,
+    /// The newest generation asked for.
+    newest: AtomicU64,
+}
+
+/// One background thread that computes the newest request; results come back on a channel,
+/// and `notify` is called after each so that the event loop wakes up.
+pub struct Worker {
+    shared: Arc<Shared>,
+    results: Receiver<Computed>,
+    thread: Option<JoinHandle<()>>,
+    /// A worker without a thread, which tests drive one request at a time (`run_one`).
+    by_hand: Option<Sender<Computed>>,
+}
+
+impl Worker {
+    pub fn start(notify: impl Fn() + Send + 'static) -> Worker {
+        let shared = Arc::new(Shared {
+            slot: Mutex::new(Slot::default()),
+            wake: Condvar::new(),
+            newest: AtomicU64::new(0),
+        });
+        let (tx, results) = mpsc::channel();
+        let thread = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("schemalens-projection".to_owned())
+                .spawn(move || work(&shared, &tx, notify))
+                .ok()
+        };
+        Worker {
+            shared,
+            results,
+            thread,
+            by_hand: None,
+        }
+    }
+
+    /// A worker whose requests wait until [`run_one`](Self::run_one) computes them.
+    #[cfg(test)]
+    pub fn by_hand() -> Worker {
+        let (tx, results) = mpsc::channel();
+        Worker {
+            shared: Arc::new(Shared {
+                slot: Mutex::new(Slot::default()),
+                wake: Condvar::new(),
+                newest: AtomicU64::new(0),
+            }),
+            results,
+            thread: None,
+            by_hand: Some(tx),
+        }
+    }
+
+    /// Computes the request waiting, if there is one; its generation.
+    #[cfg(test)]
+    pub fn run_one(&self) -> Option<u64> {
+        let request = lock(&self.shared.slot).request.take()?;
+        let generation = request.generation;
+        let done = compute(request, |_| false)?;
+        self.by_hand.as_ref()?.send(done).ok()?;
+        Some(generation)
+    }
+
+    /// Asks for `request`, superseding whatever was asked before.
+    pub fn submit(&self, request: Request) {
+        self.shared
+            .newest
+            .store(request.generation, Ordering::SeqCst);
+        let mut slot = lock(&self.shared.slot);
+        slot.request = Some(request);
+        self.shared.wake.notify_one();
+    }
+
+    /// A result that arrived, if any.
+    pub fn try_result(&self) -> Option<Computed> {
+        self.results.try_recv().ok()
+    }
+
+    /// Waits up to `timeout` for a result.
+    pub fn wait_result(&self, timeout: Duration) -> Option<Computed> {
+        self.results.recv_timeout(timeout).ok()
+    }
+
+    /// Whether the worker thread runs (it could not be spawned: the app projects inline).
+    pub fn running(&self) -> bool {
+        self.thread.is_some() || self.by_hand.is_some()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        lock(&self.shared.slot).stop = true;
+        self.shared.wake.notify_one();
+        // A projection in progress is not waited for: the process is usually quitting, and
+        // the thread ends at its next step.
+        self.thread.take();
+    }
+}
+
+fn lock(slot: &Mutex<Slot>) -> std::sync::MutexGuard<'_, Slot> {
+    slot.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn work(shared: &Shared, results: &Sender<Computed>, notify: impl Fn()) {
+    loop {
+        let request = {
+            let mut slot = lock(&shared.slot);
+            loop {
+                if slot.stop {
+                    return;
+                }
+                if let Some(r) = slot.request.take() {
+                    break r;
+                }
+                slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let superseded = |generation: u64| {
+            generation < shared.newest.load(Ordering::SeqCst) || lock(&shared.slot).stop
+        };
+        if let Some(done) = compute(request, superseded) {
+            if results.send(done).is_err() {
+                return;
+            }
+            notify();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemalens::manifest;
+
+    fn tool(schema: &str) -> Tool {
+        let text = format!(r#"{{"tools": [{{"name": "t", "inputSchema": {schema}}}]}}"#);
+        manifest::load_str(&text, "m.json", None)
+            .unwrap()
+            .tools
+            .remove(0)
+    }
+
+    fn request(generation: u64, schema: &str) -> Request {
+        Request {
+            generation,
+            origin: "m.json".to_owned(),
+            tool: tool(schema),
+            options: Options::flat(),
+            cached: None,
+        }
+    }
+
+    const UNION: &str =
+        r#"{"properties": {"x": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}"#;
+
+    #[test]
+    fn computes_the_projection_and_both_trees() {
+        let done = compute(request(1, UNION), |_| false).unwrap();
+        assert!(done.fresh);
+        let projection = done.projection.unwrap();
+        assert!(projection.schema.pointer("/properties/x/anyOf").is_some());
+        assert_eq!(done.trees[0].find("/properties/x/oneOf/1"), Some(3));
+        assert_eq!(done.trees[1].find("/properties/x/anyOf/1"), Some(3));
+    }
+
+    #[test]
+    fn a_superseded_request_stops_between_steps() {
+        assert!(compute(request(1, UNION), |g| g < 2).is_none());
+    }
+
+    #[test]
+    fn a_failure_names_the_file_the_tool_and_the_pointer() {
+        let mut over_budget = request(1, UNION);
+        over_budget.options.node_budget = Some(2);
+        let done = compute(over_budget, |_| false).unwrap();
+        let Err(failure) = done.projection else {
+            panic!("over the node budget, projecting fails")
+        };
+        assert!(
+            failure.message.starts_with(&format!(
+                "m.json (tool \"t\", at /tools/0/inputSchema{}",
+                failure.pointer
+            )),
+            "{}",
+            failure.message
+        );
+        assert!(
+            failure.message.contains("more than 2 schema nodes"),
+            "{}",
+            failure.message
+        );
+        assert!(done.trees[1].is_empty());
+        assert!(!done.trees[0].is_empty());
+    }
+
+    #[test]
+    fn the_worker_answers_the_newest_request() {
+        let worker = Worker::start(|| {});
+        worker.submit(request(1, UNION));
+        worker.submit(request(2, r#"{"type": "object"}"#));
+        let mut last = None;
+        while let Some(done) = worker.wait_result(Duration::from_secs(10)) {
+            let generation = done.generation;
+            last = Some(done);
+            if generation == 2 {
+                break;
+            }
+        }
+        let last = last.expect("a result");
+        assert_eq!(last.generation, 2);
+        assert_eq!(last.trees[0].nodes.len(), 1);
+    }
+}
