@@ -244,9 +244,12 @@ struct Walk<'a> {
     position: Position,
     /// The key its JSON-text carrier needs, when it becomes one beside a string alternative.
     carrier_key: Option<String>,
-    /// The next node is an alternative beside one that may take arrays (set by its parent,
-    /// read once): a map's entries, an array, would be read back as that alternative's value.
+    /// The next node is an alternative beside one that may hold arrays (set by its parent,
+    /// read once): a map's entries, an array, could be read back as that alternative's value.
     beside_arrays: bool,
+    /// The node being tailored is, or is inside, such an alternative: the map below it may sit
+    /// where a sibling alternative has an array.
+    among_arrays: bool,
     /// By tailored property pointer: the value an explicit `null` is sent as, for optional
     /// properties that accept `null` themselves (where `null` now stands for absent).
     markers: BTreeMap<String, Value>,
@@ -276,6 +279,7 @@ impl<'a> Walk<'a> {
             position: Position::Other,
             carrier_key: None,
             beside_arrays: false,
+            among_arrays: false,
             markers: BTreeMap::new(),
             renamed: BTreeMap::new(),
         }
@@ -461,7 +465,7 @@ impl Walk<'_> {
     fn node(&mut self, schema: &Value, from: &str, out: &str) -> Value {
         let position = std::mem::replace(&mut self.position, Position::Other);
         let carrier_key = self.carrier_key.take();
-        let beside_arrays = std::mem::take(&mut self.beside_arrays);
+        let beside_arrays = std::mem::take(&mut self.beside_arrays) || self.among_arrays;
         self.renames.insert(from.to_owned(), out.to_owned());
         self.links.insert(out.to_owned(), self.originals(from));
         // `true` accepts anything, like `{}`: carried the same way where the provider needs it.
@@ -480,12 +484,14 @@ impl Walk<'_> {
         let input = m;
         let m = m.clone();
         let was_shared = self.shared;
+        let was_among_arrays = std::mem::replace(&mut self.among_arrays, beside_arrays);
         let beside = Beside {
             carrier_key,
             arrays: beside_arrays,
         };
         let done = self.node_steps(input, m, from, out, position, beside);
         self.shared = was_shared;
+        self.among_arrays = was_among_arrays;
         done
     }
 
@@ -510,8 +516,8 @@ impl Walk<'_> {
             && let Some(entries) = self.map_entries(&m, from, out, position)
         {
             if beside_arrays {
-                // Entries beside an array alternative are ambiguous (`{}` and `[]` are both
-                // `[]`): the map goes as JSON text instead, which no array alternative takes.
+                // Entries where a sibling alternative may hold an array are ambiguous (`{}` and
+                // `[]` are both `[]`): the map goes as JSON text instead, a string.
                 self.purge(out);
                 self.renames.insert(from.to_owned(), out.to_owned());
                 self.links.insert(out.to_owned(), self.originals(from));
@@ -705,7 +711,7 @@ impl Walk<'_> {
                                         || list
                                             .iter()
                                             .enumerate()
-                                            .any(|(j, a)| j != i && encode::may_take_arrays(a)))
+                                            .any(|(j, a)| j != i && encode::may_hold_arrays(a, 0)))
                             })
                             .collect();
                         // An alternative is a form of the value only when nothing beside the

@@ -354,6 +354,39 @@ fn a_map_beside_an_array_alternative_goes_as_json_text() {
 }
 
 #[test]
+fn a_map_where_a_sibling_alternative_has_an_array_goes_as_json_text() {
+    // Found by soundness_props: the map and the array are properties of two alternatives, so
+    // `{"name": {}}` sent as entries was `{"name": []}`, which the first alternative takes.
+    let t = tailored(
+        json!({"type": "object", "properties": {"op": {"anyOf": [
+            {"type": "object", "properties": {"name": {"type": "array", "items": {"type": "string"}}}},
+            {"type": "object", "properties": {"kind": {"const": "u"}, "name": {"type": "object", "additionalProperties": {"type": "string"}}}}
+        ]}}, "required": ["op"]}),
+        Profile::OpenAiStrict,
+    );
+    let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+    for payload in [
+        json!({"op": {"name": {}}}),
+        json!({"op": {"name": []}}),
+        json!({"op": {"kind": "u", "name": {"a": "b"}}}),
+    ] {
+        let a = adapter.adapt(&payload);
+        assert!(
+            validator(&t).is_valid(&a.payload),
+            "{} in {}",
+            a.payload,
+            t.projection.schema
+        );
+        assert_eq!(
+            adapter.unadapt(&a.payload),
+            payload,
+            "sent as {}",
+            a.payload
+        );
+    }
+}
+
+#[test]
 fn gemini_keeps_enum_values_apart_from_a_string_alternative() {
     // Found by soundness_props: `0` sent as the text "0" beside a string alternative came back
     // as the string. Beside strings the enum goes; the value stays typed.

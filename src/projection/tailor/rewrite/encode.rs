@@ -106,6 +106,36 @@ pub(super) fn may_take_arrays(schema: &Value) -> bool {
     }
 }
 
+/// Whether an alternative may hold an array anywhere in its value (itself, or under a property,
+/// an item, an alternative, or a reference, which is not followed): a map's entries at the same
+/// place in a sibling could be read back as that array.
+pub(super) fn may_hold_arrays(schema: &Value, depth: usize) -> bool {
+    if depth > 64 || may_take_arrays(schema) {
+        return true;
+    }
+    let Some(m) = schema.as_object() else {
+        return false;
+    };
+    if m.contains_key("$ref") {
+        return true;
+    }
+    let members = ["properties", "patternProperties", "$defs", "definitions"]
+        .iter()
+        .filter_map(|k| m.get(*k).and_then(Value::as_object))
+        .flat_map(|o| o.values());
+    let lists = ["anyOf", "oneOf", "allOf", "prefixItems"]
+        .iter()
+        .filter_map(|k| m.get(*k).and_then(Value::as_array))
+        .flatten();
+    let singles = ["additionalProperties", "items", "not", "if", "then", "else"]
+        .iter()
+        .filter_map(|k| m.get(*k));
+    members
+        .chain(lists)
+        .chain(singles)
+        .any(|s| may_hold_arrays(s, depth + 1))
+}
+
 /// Property names an alternative declares (a keyed carrier must not use one of them).
 fn declared_names(schema: &Value) -> Vec<String> {
     schema
