@@ -575,12 +575,18 @@ impl App {
             .borrow_mut()
             .get_or_project(tool, &self.options, |_, _| Err(()))
             .ok();
+        // A bare schema has no tool name of its own (the title stands in for one).
+        let named = source
+            .manifest
+            .as_ref()
+            .is_ok_and(|m| m.format != ManifestFormat::BareSchema);
         let request = Request {
             generation: self.generation,
             origin: source.path.clone(),
             tool: tool.clone(),
             options: self.options.clone(),
             cached,
+            lint: self.profile.map(|p| (p, named)),
         };
         self.pending = Some(Pending {
             generation: self.generation,
@@ -615,7 +621,15 @@ impl App {
             Ok(p) if done.fresh => Ok(self.remember(pending.entry, p)),
             other => other,
         };
-        self.view = self.finish_view(pending.entry, pending.keep, projection, done.trees);
+        self.view = self.finish_view(
+            pending.entry,
+            pending.keep,
+            projection,
+            done.trees,
+            done.lint,
+        );
+        // The provider changed while projecting: lint for the one chosen now.
+        self.relint();
         self.after_view(pending.then);
     }
 
@@ -867,6 +881,7 @@ impl App {
         keep: Option<Kept>,
         projection: Result<Arc<Projection>, Failure>,
         [original, projected]: [SchemaTree; 2],
+        lint: Option<(Profile, Option<ProfileLint>)>,
     ) -> Option<ToolView> {
         let (source, tool) = self.tool(entry)?;
         let (projection, error, stopped_at) = match projection {
@@ -885,7 +900,10 @@ impl App {
             ),
             _ => (Vec::new(), None),
         };
-        let report = self.lint_report(entry, projection.as_deref().ok_or(error.as_deref()));
+        let (profile, report) = match lint {
+            Some((profile, report)) => (Some(profile), report),
+            None => (None, None),
+        };
         let (original_groups, projected_groups) = pane_groups(report.as_ref());
         let diff = self.diff_since_baseline(entry);
         let mut panes = [
@@ -904,7 +922,7 @@ impl App {
             error,
             payloads,
             payload_error,
-            profile: self.profile,
+            profile,
             report,
             diff,
         };

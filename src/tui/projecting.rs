@@ -12,6 +12,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use schemalens::lint::Profile;
+use schemalens::lint::report::{self, ProfileLint, ToolForms};
 use schemalens::manifest::Tool;
 use schemalens::{Options, Projection, ProjectionError, project_tool};
 
@@ -27,6 +29,9 @@ pub struct Request {
     pub options: Options,
     /// The projection cache's answer, when it had one: only the trees are left to build.
     pub cached: Option<Arc<Projection>>,
+    /// The provider to lint the tool's three forms for, and whether the tool has a name of its
+    /// own to check (a bare schema has none): a lint of a big tool takes as long as projecting.
+    pub lint: Option<(Profile, bool)>,
 }
 
 /// Why projecting failed, as the user reads it, and the pointer where it stopped.
@@ -44,6 +49,8 @@ pub struct Computed {
     pub fresh: bool,
     /// The original tree and the projection's (empty when projecting failed).
     pub trees: [SchemaTree; 2],
+    /// The profile linted for, and its report.
+    pub lint: Option<(Profile, Option<ProfileLint>)>,
     pub took: Duration,
 }
 
@@ -75,6 +82,7 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Option<Com
         tool,
         options,
         cached,
+        lint,
     } = request;
     let fresh = cached.is_none();
     let projection = match cached {
@@ -95,11 +103,27 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Option<Com
         Ok(p) => SchemaTree::build(&p.schema, Side::Projection, trace, "root"),
         Err(_) => SchemaTree::default(),
     };
+    if superseded(generation) {
+        return None;
+    }
+    let lint = lint.map(|(profile, named)| {
+        let forms = ToolForms {
+            name: named.then_some(tool.name.as_str()),
+            tool: &tool,
+            options: &options,
+            projection: match &projection {
+                Ok(p) => Ok(p.as_ref()),
+                Err(f) => Err(f.message.as_str()),
+            },
+        };
+        (profile, report::lint_forms(profile, &[forms]).pop())
+    });
     Some(Computed {
         generation,
         projection,
         fresh,
         trees: [original, projected],
+        lint,
         took: start.elapsed(),
     })
 }
@@ -263,6 +287,7 @@ mod tests {
             tool: tool(schema),
             options: Options::flat(),
             cached: None,
+            lint: None,
         }
     }
 
@@ -277,6 +302,33 @@ mod tests {
         assert!(projection.schema.pointer("/properties/x/anyOf").is_some());
         assert_eq!(done.trees[0].find("/properties/x/oneOf/1"), Some(3));
         assert_eq!(done.trees[1].find("/properties/x/anyOf/1"), Some(3));
+    }
+
+    #[test]
+    fn lints_the_three_forms_when_asked() {
+        let profile = Profile::ALL[0];
+        let mut asked = request(1, UNION);
+        asked.lint = Some((profile, true));
+        let done = compute(asked, |_| false).unwrap();
+        let (linted, report) = done.lint.expect("linted");
+        assert_eq!(linted, profile);
+        let (tool, options) = (tool(UNION), Options::flat());
+        let projection = project_tool(&tool, &options).unwrap();
+        let forms = ToolForms {
+            name: Some("t"),
+            tool: &tool,
+            options: &options,
+            projection: Ok(&projection),
+        };
+        let expected = report::lint_forms(profile, &[forms]).pop();
+        assert!(expected.is_some());
+        assert_eq!(format!("{report:?}"), format!("{expected:?}"));
+        assert!(
+            compute(request(1, UNION), |_| false)
+                .unwrap()
+                .lint
+                .is_none()
+        );
     }
 
     #[test]

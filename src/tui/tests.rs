@@ -1619,3 +1619,25 @@ fn keys_work_while_projecting() {
     keys(&mut app, "q");
     assert!(app.quit);
 }
+
+#[test]
+fn the_lint_of_a_tool_projected_in_the_background_is_the_inline_one() {
+    let mut inline = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    keys(&mut inline, "p");
+    let expected = format!("{:?}", inline.view.as_ref().unwrap().report);
+    assert!(inline.view.as_ref().unwrap().report.is_some());
+    // The provider is chosen while the tool is projected: linted when it arrives.
+    let mut app = open_by_hand("nested-union-pydantic.json", 160, 45);
+    keys(&mut app, "p");
+    run_worker(&mut app);
+    let view = app.view.as_ref().unwrap();
+    assert_eq!(view.profile, inline.profile);
+    assert_eq!(format!("{:?}", view.report), expected);
+    // A reprojection lints in the worker, for the provider chosen.
+    keys(&mut app, "mm");
+    assert!(app.pending.is_some());
+    run_worker(&mut app);
+    keys(&mut inline, "mm");
+    assert_eq!(screen(&app), screen(&inline));
+    assert_eq!(format!("{:?}", app.view.as_ref().unwrap().report), expected);
+}
