@@ -250,6 +250,11 @@ struct Walk<'a> {
     /// The node being tailored is, or is inside, such an alternative: the map below it may sit
     /// where a sibling alternative has an array.
     among_arrays: bool,
+    /// Likewise for strings: the next node is an alternative beside one that may hold strings
+    /// anywhere (set by its parent, read once), and the node being tailored is, or is inside,
+    /// one. An enum value sent as text could be read back as that string.
+    beside_strings: bool,
+    among_strings: bool,
     /// By tailored property pointer: the value an explicit `null` is sent as, for optional
     /// properties that accept `null` themselves (where `null` now stands for absent).
     markers: BTreeMap<String, Value>,
@@ -280,6 +285,8 @@ impl<'a> Walk<'a> {
             carrier_key: None,
             beside_arrays: false,
             among_arrays: false,
+            beside_strings: false,
+            among_strings: false,
             markers: BTreeMap::new(),
             renamed: BTreeMap::new(),
         }
@@ -464,8 +471,14 @@ impl Walk<'_> {
     /// Tailors the node found at `from` in the projection, to be placed at `out`.
     fn node(&mut self, schema: &Value, from: &str, out: &str) -> Value {
         let position = std::mem::replace(&mut self.position, Position::Other);
-        let carrier_key = self.carrier_key.take();
         let beside_arrays = std::mem::take(&mut self.beside_arrays) || self.among_arrays;
+        let beside_strings = std::mem::take(&mut self.beside_strings) || self.among_strings;
+        // JSON text where a sibling alternative may hold a string at any depth needs its key,
+        // as beside a string alternative.
+        let carrier_key = self
+            .carrier_key
+            .take()
+            .or_else(|| beside_strings.then(|| encode::JSON_KEY.to_owned()));
         self.renames.insert(from.to_owned(), out.to_owned());
         self.links.insert(out.to_owned(), self.originals(from));
         // `true` accepts anything, like `{}`: carried the same way where the provider needs it.
@@ -485,6 +498,7 @@ impl Walk<'_> {
         let m = m.clone();
         let was_shared = self.shared;
         let was_among_arrays = std::mem::replace(&mut self.among_arrays, beside_arrays);
+        let was_among_strings = std::mem::replace(&mut self.among_strings, beside_strings);
         let beside = Beside {
             carrier_key,
             arrays: beside_arrays,
@@ -492,6 +506,7 @@ impl Walk<'_> {
         let done = self.node_steps(input, m, from, out, position, beside);
         self.shared = was_shared;
         self.among_arrays = was_among_arrays;
+        self.among_strings = was_among_strings;
         done
     }
 
@@ -563,7 +578,12 @@ impl Walk<'_> {
             || (in_place_keys().any(|k| m.contains_key(k))
                 && OBJECT_SHAPE.iter().any(|k| m.contains_key(*k)));
         if self.has(Step::EncodeEnums)
-            && let Some(split) = self.enum_text(&mut m, from, out, carrier_key.is_some())
+            && let Some(split) = self.enum_text(
+                &mut m,
+                from,
+                out,
+                carrier_key.is_some() || self.among_strings,
+            )
         {
             return split;
         }
@@ -708,10 +728,17 @@ impl Walk<'_> {
                             .map(|i| {
                                 union
                                     && (arrays_inherited
-                                        || list
-                                            .iter()
-                                            .enumerate()
-                                            .any(|(j, a)| j != i && encode::may_hold_arrays(a, 0)))
+                                        || list.iter().enumerate().any(|(j, a)| {
+                                            j != i && encode::may_hold_kind(a, "array", 0)
+                                        }))
+                            })
+                            .collect();
+                        let beside_strings: Vec<bool> = (0..list.len())
+                            .map(|i| {
+                                union
+                                    && list.iter().enumerate().any(|(j, a)| {
+                                        j != i && encode::may_hold_kind(a, "string", 0)
+                                    })
                             })
                             .collect();
                         // An alternative is a form of the value only when nothing beside the
@@ -729,6 +756,7 @@ impl Walk<'_> {
                             self.position = position;
                             self.carrier_key = carrier;
                             self.beside_arrays = beside_arrays[i];
+                            self.beside_strings = beside_strings[i];
                             *child = self.node(child, &pointer::push_index(&from_k, i), &child_out);
                         }
                     }

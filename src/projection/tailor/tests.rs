@@ -387,6 +387,40 @@ fn a_map_where_a_sibling_alternative_has_an_array_goes_as_json_text() {
 }
 
 #[test]
+fn gemini_keeps_enum_values_apart_from_strings_deeper_in_a_sibling() {
+    // Found by soundness_props: items of one alternative take strings, items of the other an
+    // enum with 1; `[1]` sent as `["1"]` came back as the strings.
+    let t = tailored(
+        json!({"type": "object", "properties": {"name": {"anyOf": [
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "array", "items": {"enum": [1, "one", null]}}
+        ]}}, "required": ["name"]}),
+        Profile::Gemini,
+    );
+    let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+    for payload in [
+        json!({"name": ["1"]}),
+        json!({"name": [1]}),
+        json!({"name": ["one", null]}),
+    ] {
+        let a = adapter.adapt(&payload);
+        assert!(
+            validator(&t).is_valid(&a.payload),
+            "{} in {}",
+            a.payload,
+            t.projection.schema
+        );
+        assert_eq!(
+            adapter.unadapt(&a.payload),
+            payload,
+            "sent as {} in {}",
+            a.payload,
+            t.projection.schema
+        );
+    }
+}
+
+#[test]
 fn gemini_keeps_enum_values_apart_from_a_string_alternative() {
     // Found by soundness_props: `0` sent as the text "0" beside a string alternative came back
     // as the string. Beside strings the enum goes; the value stays typed.

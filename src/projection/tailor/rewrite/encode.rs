@@ -106,11 +106,16 @@ pub(super) fn may_take_arrays(schema: &Value) -> bool {
     }
 }
 
-/// Whether an alternative may hold an array anywhere in its value (itself, or under a property,
-/// an item, an alternative, or a reference, which is not followed): a map's entries at the same
-/// place in a sibling could be read back as that array.
-pub(super) fn may_hold_arrays(schema: &Value, depth: usize) -> bool {
-    if depth > 64 || may_take_arrays(schema) {
+/// Whether an alternative may hold a value of `kind` ("array" or "string") anywhere in its
+/// value (itself, or under a property, an item, an alternative, or a reference, which is not
+/// followed): an encoding of another kind's value at the same place in a sibling (a map's
+/// entries, an enum value's text) could be read back as that value.
+pub(super) fn may_hold_kind(schema: &Value, kind: &str, depth: usize) -> bool {
+    let takes = match kind {
+        "array" => may_take_arrays(schema),
+        _ => may_take_strings(schema),
+    };
+    if depth > 64 || takes {
         return true;
     }
     let Some(m) = schema.as_object() else {
@@ -133,7 +138,7 @@ pub(super) fn may_hold_arrays(schema: &Value, depth: usize) -> bool {
     members
         .chain(lists)
         .chain(singles)
-        .any(|s| may_hold_arrays(s, depth + 1))
+        .any(|s| may_hold_kind(s, kind, depth + 1))
 }
 
 /// Property names an alternative declares (a keyed carrier must not use one of them).
