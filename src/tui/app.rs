@@ -364,6 +364,8 @@ pub(super) enum After {
     Reproject { link: Side, message: String },
     /// A new version of the file: what changed is marked (see `live`).
     Reload(Box<super::live::Reloaded>),
+    /// The same tool linted for another provider: its verdicts go to the status bar.
+    Relinted { link: Side },
 }
 
 fn load(path: &Path) -> Source {
@@ -668,6 +670,15 @@ impl App {
                 self.message = Some(message);
             }
             After::Reload(reloaded) => self.finish_reload(*reloaded),
+            After::Relinted { link } => {
+                self.link_from(link);
+                // The payload panel shows each payload as the chosen provider is sent it.
+                self.reload_payloads(None);
+                if let Some(i) = self.payload {
+                    self.select_payload(i);
+                }
+                self.message = Some(self.profile_message());
+            }
         }
     }
 
@@ -1064,10 +1075,21 @@ impl App {
                 .and_then(|i| all.get(i + 1))
                 .copied(),
         };
+        if self.relint_in_background() {
+            if let Some(p) = self.profile {
+                self.message = Some(format!("{}: linting…", p.name()));
+            }
+            return;
+        }
         self.relint();
         // The payload panel shows each payload as the chosen provider is sent it.
         self.reload_payloads(None);
-        self.message = Some(match (self.profile, &self.view) {
+        self.message = Some(self.profile_message());
+    }
+
+    /// What the status bar says of the profile just chosen: its verdicts on the shown tool.
+    fn profile_message(&self) -> String {
+        match (self.profile, &self.view) {
             (None, _) => "provider lint off".to_owned(),
             (Some(p), Some(view)) => match &view.report {
                 Some(report) => format!(
@@ -1078,7 +1100,50 @@ impl App {
                 None => format!("{}: {}", p.name(), p.label()),
             },
             (Some(p), None) => format!("{}: {}", p.name(), p.label()),
-        });
+        }
+    }
+
+    /// With a worker, lints for the profile just chosen there, with the trees (a big tool's
+    /// lint takes seconds): the shown view stays, folds, selection and scroll are kept.
+    /// Whether it did.
+    fn relint_in_background(&mut self) -> bool {
+        if self.profile.is_none() || !self.worker.as_ref().is_some_and(|w| w.running()) {
+            return false;
+        }
+        if self.pending.is_some() {
+            // Asked again, so that the worker lints for this profile.
+            self.request_again();
+            return true;
+        }
+        let Some(view) = &self.view else {
+            return false;
+        };
+        if view.profile == self.profile {
+            return false;
+        }
+        let side = self.active_side();
+        let other = side.other();
+        let selected_of = |s: Side| {
+            view.pane(s)
+                .selected()
+                .map(|id| view.pane(s).tree.node(id).pointer.clone())
+        };
+        let kept = Kept {
+            side,
+            selected: selected_of(side).unwrap_or_default(),
+            opened: [
+                view.panes[0].opened_pointers(),
+                view.panes[1].opened_pointers(),
+            ],
+            other: selected_of(other).map(|p| (other, p)),
+            states: Some([
+                view.panes[0].state.borrow().clone(),
+                view.panes[1].state.borrow().clone(),
+            ]),
+        };
+        let entry = view.entry;
+        self.request_view(entry, Some(kept), After::Relinted { link: side });
+        true
     }
 
     /// Lints the shown tool for the current profile, in its three forms.

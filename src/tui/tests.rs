@@ -1626,10 +1626,11 @@ fn the_lint_of_a_tool_projected_in_the_background_is_the_inline_one() {
     keys(&mut inline, "p");
     let expected = format!("{:?}", inline.view.as_ref().unwrap().report);
     assert!(inline.view.as_ref().unwrap().report.is_some());
-    // The provider is chosen while the tool is projected: linted when it arrives.
+    // The provider is chosen while the tool is projected: asked again, linted in the worker.
     let mut app = open_by_hand("nested-union-pydantic.json", 160, 45);
     keys(&mut app, "p");
-    run_worker(&mut app);
+    assert_eq!(app.pending.as_ref().map(|p| p.generation), Some(2));
+    assert_eq!(run_worker(&mut app), Some(2));
     let view = app.view.as_ref().unwrap();
     assert_eq!(view.profile, inline.profile);
     assert_eq!(format!("{:?}", view.report), expected);
@@ -1640,4 +1641,24 @@ fn the_lint_of_a_tool_projected_in_the_background_is_the_inline_one() {
     keys(&mut inline, "mm");
     assert_eq!(screen(&app), screen(&inline));
     assert_eq!(format!("{:?}", app.view.as_ref().unwrap().report), expected);
+}
+
+#[test]
+fn choosing_a_provider_lints_in_the_background_keeping_the_view() {
+    let mut inline = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    keys(&mut inline, "jjlp");
+    let mut app = open_by_hand("nested-union-pydantic.json", 160, 45);
+    run_worker(&mut app);
+    keys(&mut app, "jjl");
+    let before = pointer(&app, Side::Original);
+    keys(&mut app, "p");
+    // The view stays, unlinted, until the lint arrives.
+    let view = app.view.as_ref().expect("still shown");
+    assert!(view.report.is_none());
+    assert!(app.pending.is_some());
+    assert!(screen(&app).contains("linting…"));
+    assert_eq!(run_worker(&mut app), Some(2));
+    assert!(app.view.as_ref().unwrap().report.is_some());
+    assert_eq!(pointer(&app, Side::Original), before);
+    assert_eq!(screen(&app), screen(&inline));
 }
