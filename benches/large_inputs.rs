@@ -27,8 +27,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use schemalens::manifest::{self, ManifestFormat};
-use schemalens::{Mode, Options, project_tool};
+use schemalens::manifest::{self, ManifestFormat, Tool};
+use schemalens::{Linking, Mode, Options, project_tools};
 use serde_json::Value;
 
 /// The binary's allocator, counting live bytes while `COUNTING` is on.
@@ -93,18 +93,15 @@ fn options(mode: Mode) -> Options {
 /// What `schemalens project FILE --mode MODE` prints, computed in-process.
 fn project_text(text: &str, origin: &str, options: &Options) -> String {
     let manifest = manifest::load_str(text, origin, None).expect("bench input loads");
-    let schemas: Vec<(usize, Value)> = manifest
-        .tools
-        .iter()
+    let tools: Vec<&Tool> = manifest.tools.iter().collect();
+    let mut schemas: Vec<(usize, Value)> = project_tools(&tools, options, Linking::Skip)
+        .into_iter()
         .enumerate()
-        .map(|(i, tool)| {
-            let p = project_tool(tool, options).expect("bench inputs project");
-            (i, p.schema)
-        })
+        .map(|(i, p)| (i, p.expect("bench inputs project").schema))
         .collect();
-    let output = match (manifest.format, schemas.as_slice()) {
-        (ManifestFormat::BareSchema, [(_, schema)]) => schema.clone(),
-        _ => manifest.with_schemas(&schemas),
+    let output = match (manifest.format, schemas.len()) {
+        (ManifestFormat::BareSchema, 1) => schemas.pop().expect("one schema").1,
+        _ => manifest.with_schemas_moved(schemas),
     };
     serde_json::to_string_pretty(&output).expect("JSON serializes")
 }
@@ -143,36 +140,53 @@ fn peak_heap(text: &str, origin: &str, options: &Options) -> usize {
     PEAK.load(Ordering::Relaxed)
 }
 
-/// The `schemalens project` process on `input`: its peak RSS in bytes, the bytes it wrote and
-/// its wall time.
-fn cli_run(input: &Path, mode: Mode, scratch: &Path) -> (u64, u64, Duration) {
+/// GNU time, which reports the peak RSS of the process it runs. Reading the child's
+/// `ru_maxrss` here would not do: a child spawned by this (large) process inherits its
+/// high-water mark through exec.
+const TIME: &str = "/usr/bin/time";
+
+/// The `schemalens project` process on `input`: its peak RSS in bytes (when GNU time is
+/// there), the bytes it wrote and its wall time.
+fn cli_run(input: &Path, mode: Mode, scratch: &Path) -> (Option<u64>, u64, Duration) {
     let out_path = scratch.join("out.json");
+    let rss_path = scratch.join("rss.txt");
     let out = std::fs::File::create(&out_path).expect("scratch file");
+    let binary = env!("CARGO_BIN_EXE_schemalens");
+    let timed = Path::new(TIME).exists();
+    let mut command = if timed {
+        let mut c = std::process::Command::new(TIME);
+        c.args(["-f", "%M", "-o"]).arg(&rss_path).arg(binary);
+        c
+    } else {
+        std::process::Command::new(binary)
+    };
     let start = Instant::now();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_schemalens"))
+    let status = command
         .arg("project")
         .arg(input)
         .args(["--mode", &mode.to_string()])
         .stdout(out)
         .stderr(std::process::Stdio::null())
-        .spawn()
+        .status()
         .expect("the schemalens binary starts");
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for the child just started (std's Child is
-    // not waited on afterwards, so the pid is reaped exactly once).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     let wall = start.elapsed();
-    assert_eq!(reaped, pid, "wait4 reaps the child");
     assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        status.success(),
         "schemalens project {} --mode {mode} failed ({status})",
         input.display()
     );
     let written = std::fs::metadata(&out_path).expect("output written").len();
-    // Linux reports ru_maxrss in KiB.
-    (usage.ru_maxrss as u64 * 1024, written, wall)
+    let rss = timed.then(|| {
+        let text = std::fs::read_to_string(&rss_path).expect("GNU time wrote the peak RSS");
+        // KiB, on the last line.
+        let kib: u64 = text
+            .lines()
+            .last()
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap_or_else(|| panic!("unexpected GNU time output: {text}"));
+        kib * 1024
+    });
+    (rss, written, wall)
 }
 
 struct Row {
@@ -182,7 +196,7 @@ struct Row {
     bytes_out: usize,
     project: Duration,
     floor: Duration,
-    rss: u64,
+    rss: Option<u64>,
     cli_wall: Duration,
     heap: usize,
 }
@@ -209,7 +223,7 @@ fn summary(dir: &Path) {
                     output.len() + 1,
                     "the binary prints what project_text computes, and a newline"
                 );
-                rss.push(peak);
+                rss.extend(peak);
                 walls.push(wall);
             }
             rss.sort();
@@ -220,7 +234,7 @@ fn summary(dir: &Path) {
                 bytes_out: output.len(),
                 project: median(project),
                 floor: median(floor_times),
-                rss: rss[rss.len() / 2],
+                rss: rss.get(rss.len() / 2).copied(),
                 cli_wall: median(walls),
                 heap: peak_heap(&text, name, &opts),
             });
@@ -256,10 +270,13 @@ fn summary(dir: &Path) {
             r.floor.as_secs_f64() * 1e3,
             r.project.as_secs_f64() / r.floor.as_secs_f64(),
             r.cli_wall.as_secs_f64() * 1e3,
-            r.rss as f64 / 1e6,
-            r.rss as f64 / io,
+            r.rss.map_or(f64::NAN, |b| b as f64 / 1e6),
+            r.rss.map_or(f64::NAN, |b| b as f64 / io),
             r.heap as f64 / io,
         );
+    }
+    if !Path::new(TIME).exists() {
+        eprintln!("rss: NaN, {TIME} (GNU time) is not installed");
     }
     eprintln!("targets: ×floor ≤ 2 flat, ≤ 1.5 inline; rss/io ≤ 6\n");
 }
