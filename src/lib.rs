@@ -5,6 +5,7 @@ pub mod diff;
 pub mod lint;
 pub mod manifest;
 pub mod mcp;
+pub mod parallel;
 pub mod pointer;
 pub mod projection;
 pub mod schema;
@@ -19,7 +20,7 @@ pub mod why;
 extern crate self as schemalens;
 
 pub use projection::{
-    Mode, OpenBranches, Options, Projection, ProjectionError, Recursion, project,
+    Linking, Mode, OpenBranches, Options, Projection, ProjectionError, Recursion, project,
 };
 
 use lint::Profile;
@@ -29,11 +30,30 @@ use projection::Tailored;
 /// Projects a tool's parameter schema in the dialect its manifest declares (Gemini
 /// `parameters` are OpenAPI 3.0 Schema Objects, where `nullable` means something).
 pub fn project_tool(tool: &Tool, options: &Options) -> Result<Projection, ProjectionError> {
+    project_tool_linking(tool, options, Linking::Build)
+}
+
+/// [`project_tool`], with or without the links (see [`Linking`]).
+pub fn project_tool_linking(
+    tool: &Tool,
+    options: &Options,
+    linking: Linking,
+) -> Result<Projection, ProjectionError> {
     let mut options = options.clone();
     if options.draft.is_none() && tool.dialect == SchemaDialect::OpenApi30 {
         options.draft = Some(schema::Draft::OpenApi30);
     }
-    project(&tool.schema, &options)
+    projection::project_linking(&tool.schema, &options, linking)
+}
+
+/// [`project_tool_linking`] for each tool, in parallel where the machine has the cores (see
+/// [`parallel`]); the results in the tools' order.
+pub fn project_tools(
+    tools: &[&Tool],
+    options: &Options,
+    linking: Linking,
+) -> Vec<Result<Projection, ProjectionError>> {
+    parallel::map(tools, |tool| project_tool_linking(tool, options, linking))
 }
 
 /// What `project --provider` sends: the tool's projection made the way `profile` wants it

@@ -13,7 +13,7 @@ use schemalens::validate::{
     Checker, Class, Correlation, ForeignKey, SchemaError, SideVerdict, Unsoundness, Verdict,
     discover, payload,
 };
-use schemalens::{Mode, Options, Projection};
+use schemalens::{Linking, Mode, Options, Projection};
 use serde_json::{Value, json};
 
 use super::{CheckArgs, CheckFormat, Failure, exit, input};
@@ -77,6 +77,20 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
         None => None,
     };
 
+    // The payloads' tools, in the order the loop below first needs them: their projections
+    // are made in parallel where there are cores, and taken in that order.
+    let mut tools: Vec<usize> = Vec::new();
+    for item in &items {
+        if !tools.contains(&item.tool) {
+            tools.push(item.tool);
+        }
+    }
+    let mut projected = input::project_selected(
+        &manifest,
+        if given.is_some() { &[] } else { &tools },
+        &options,
+        Linking::Build,
+    );
     let mut checkers: HashMap<usize, Checker> = HashMap::new();
     let mut rows = Vec::new();
     for item in items {
@@ -86,7 +100,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
                 let tool = &manifest.tools[item.tool];
                 let projection = match &given {
                     Some(schema) => given_as_projection(schema, tool, &options),
-                    None => input::project(&manifest, tool, &options)?,
+                    None => projected.next().expect("one projection per payload tool")?,
                 };
                 let checker = match args.tailor.provider {
                     Some(profile) => {

@@ -3,7 +3,7 @@
 use schemalens::lint::Profile;
 use schemalens::manifest::{self, Manifest, Tool};
 use schemalens::projection::{Detail, Tailored};
-use schemalens::{Options, Projection, project_tool};
+use schemalens::{Linking, Options, Projection, ProjectionError, project_tool};
 
 use super::{Failure, InputArgs};
 
@@ -43,7 +43,33 @@ pub fn selected(manifest: &Manifest, args: &InputArgs) -> Result<Vec<usize>, Fai
 }
 
 pub fn project(manifest: &Manifest, tool: &Tool, options: &Options) -> Result<Projection, Failure> {
-    let projection = project_tool(tool, options).map_err(|e| {
+    projected(manifest, tool, project_tool(tool, options))
+}
+
+/// The selected tools' projections, made in parallel where there are cores. Each is given
+/// [`project`]'s error context and warnings as it is taken, so that stderr reads as if they
+/// were made one after the other (a caller stopping at an error prints nothing after it).
+pub fn project_selected<'m>(
+    manifest: &'m Manifest,
+    selected: &[usize],
+    options: &Options,
+    linking: Linking,
+) -> impl Iterator<Item = Result<Projection, Failure>> + 'm {
+    let tools: Vec<&Tool> = selected.iter().map(|i| &manifest.tools[*i]).collect();
+    schemalens::project_tools(&tools, options, linking)
+        .into_iter()
+        .zip(tools)
+        .map(move |(result, tool)| projected(manifest, tool, result))
+}
+
+/// A tool's projection result with the context a user needs to find the failing node, and
+/// the warnings every command gives.
+fn projected(
+    manifest: &Manifest,
+    tool: &Tool,
+    result: Result<Projection, ProjectionError>,
+) -> Result<Projection, Failure> {
+    let projection = result.map_err(|e| {
         let at = tool
             .schema_pointer
             .as_deref()

@@ -9,7 +9,7 @@ use schemalens::lint::report::{self, Form, FormLint, ProfileLint, ToolForms, Ver
 use schemalens::lint::{self, Finding, Group, OllamaView, Placed, Profile, Severity};
 use schemalens::manifest::{Manifest, ManifestFormat, SchemaDialect};
 use schemalens::pointer;
-use schemalens::{Mode, Projection};
+use schemalens::{Linking, Mode, Projection};
 use serde_json::{Value, json};
 
 use super::sarif::{LintFormat, SarifTool};
@@ -76,10 +76,10 @@ pub fn run(args: &LintArgs) -> Result<u8, Failure> {
     };
     let options = args.projection.options();
     // A tool that cannot be projected is reported, not fatal: the others still answer.
-    let projections: Vec<Result<Projection, String>> = selected
-        .iter()
-        .map(|i| input::project(&manifest, &manifest.tools[*i], &options).map_err(|f| f.message))
-        .collect();
+    let projections: Vec<Result<Projection, String>> =
+        input::project_selected(&manifest, &selected, &options, Linking::Build)
+            .map(|p| p.map_err(|f| f.message))
+            .collect();
 
     let named = manifest.format != ManifestFormat::BareSchema;
     let forms: Vec<ToolForms<'_>> = selected

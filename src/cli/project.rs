@@ -7,7 +7,7 @@ use std::time::Duration;
 use schemalens::manifest::{self, Manifest, ManifestFormat, Tool};
 use schemalens::projection::{Detail, TraceEntry};
 use schemalens::watch::{ProjectionCache, Target, WatchConfig, WatchEvent, Watcher};
-use schemalens::{Options, Projection};
+use schemalens::{Linking, Options, Projection};
 
 use super::{Failure, ProjectArgs, exit, input};
 
@@ -16,8 +16,20 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
         return watch(args);
     }
     let manifest = input::load(&args.input)?;
-    let text = render(&manifest, args, |tool, options| {
-        input::project(&manifest, tool, options).map(Arc::new)
+    let selected = input::selected(&manifest, &args.input)?;
+    // Tailoring reads the links; the plain projection is only written out.
+    let linking = match args.tailor.provider {
+        Some(_) => Linking::Build,
+        None => Linking::Skip,
+    };
+    let mut projected =
+        input::project_selected(&manifest, &selected, &args.projection.options(), linking);
+    // `render` asks for the selected tools in order: the parallel results are taken in turn.
+    let text = render(&manifest, args, |_, _| {
+        projected
+            .next()
+            .expect("one projection per selected tool")
+            .map(Arc::new)
     })?;
     super::emit(&text);
     Ok(exit::OK)
@@ -106,9 +118,9 @@ fn render(
         replacements.push((*i, schema));
     }
     let single = args.input.tool.is_some() || manifest.format == ManifestFormat::BareSchema;
-    let output = match (single, replacements.as_slice()) {
-        (true, [(_, schema)]) => schema.clone(),
-        _ => manifest.with_schemas(&replacements),
+    let output = match (single, replacements.len()) {
+        (true, 1) => replacements.pop().expect("one replacement").1,
+        _ => manifest.with_schemas_moved(replacements),
     };
     Ok(serde_json::to_string_pretty(&output).expect("JSON values always serialize"))
 }

@@ -221,13 +221,10 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
         .map(|&profile| {
             // Exactly what `project --provider` sends, reusing the projection when the
             // provider's is the same.
-            let tailored: Vec<Result<Tailored, String>> = tools
-                .iter()
-                .map(|t| {
-                    crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok())
-                        .map_err(|e| e.to_string())
-                })
-                .collect();
+            let tailored: Vec<Result<Tailored, String>> = crate::parallel::map(tools, |t| {
+                crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok())
+                    .map_err(|e| e.to_string())
+            });
             let original = originals.lint(profile);
             let projected = projections.lint(profile);
             let tailored_groups = lint_tailored(profile, tools, &tailored, &projected);

@@ -115,6 +115,11 @@ impl Manifest {
     pub fn with_schemas(&self, replacements: &[(usize, Value)]) -> Value {
         writeback::with_schemas(self, replacements)
     }
+
+    /// [`Manifest::with_schemas`], moving the schemas in instead of copying them.
+    pub fn with_schemas_moved(&self, replacements: Vec<(usize, Value)>) -> Value {
+        writeback::with_schemas_moved(self, replacements)
+    }
 }
 
 #[cfg(test)]

@@ -6,38 +6,44 @@ use crate::pointer;
 use serde_json::Value;
 
 pub(crate) fn with_schemas(manifest: &Manifest, replacements: &[(usize, Value)]) -> Value {
+    with_schemas_moved(manifest, replacements.to_vec())
+}
+
+/// [`with_schemas`], moving the schemas into the document rather than copying them (a large
+/// projection is many times its input).
+pub(crate) fn with_schemas_moved(manifest: &Manifest, replacements: Vec<(usize, Value)>) -> Value {
     let mut document = manifest.document.clone();
     for (index, schema) in replacements {
         // An index that names no tool is a caller bug with nothing sensible to write; skipping it
         // keeps write-back total.
-        if let Some(tool) = manifest.tools.get(*index) {
+        if let Some(tool) = manifest.tools.get(index) {
             write_schema(&mut document, manifest.format, tool, schema);
         }
     }
     document
 }
 
-fn write_schema(document: &mut Value, format: ManifestFormat, tool: &Tool, schema: &Value) {
+fn write_schema(document: &mut Value, format: ManifestFormat, tool: &Tool, schema: Value) {
     match &tool.schema_pointer {
         Some(pointer) => {
             if let Some(slot) = document.pointer_mut(pointer) {
-                *slot = schema.clone();
+                *slot = schema;
             }
         }
         // Leaving the stand-in empty schema out keeps a round trip byte-identical; anything else
         // (e.g. a strict projection adding `additionalProperties: false`) must be written.
-        None if *schema == empty_parameters() => {}
+        None if schema == empty_parameters() => {}
         None => insert_schema(document, format, tool, schema),
     }
 }
 
 /// Adds a schema to a tool that had none, at the end of the object that holds its fields.
-fn insert_schema(document: &mut Value, format: ManifestFormat, tool: &Tool, schema: &Value) {
+fn insert_schema(document: &mut Value, format: ManifestFormat, tool: &Tool, schema: Value) {
     let Some((holder, key)) = insertion_point(document, format, tool) else {
         return;
     };
     if let Some(Value::Object(holder)) = document.pointer_mut(&holder) {
-        holder.insert(key.to_owned(), schema.clone());
+        holder.insert(key.to_owned(), schema);
     }
 }
 

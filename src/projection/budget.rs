@@ -142,6 +142,36 @@ impl<'g> Estimate<'g> {
         total.min(self.limit + 1)
     }
 
+    /// How many times the walk expands each state it expands through a `$ref`: once per
+    /// visiting `$ref` site in the bodies it walks (the root, the kept definitions, and each
+    /// expanded state once, since the walk reuses equal states). Call after [`Self::total`].
+    ///
+    /// The walk keeps a state's projection only until its last expansion, and not at all
+    /// for a state expanded once. A count that came out low would only make the walk project
+    /// a state again (to the same result), never change what it emits.
+    pub(crate) fn expansions(&mut self) -> HashMap<StateKey, u32, FastHash> {
+        let graph = self.graph;
+        let root: Vec<TargetId> = graph.root_target().into_iter().collect();
+        let mut bodies: Vec<(&Body, Box<[TargetId]>, usize)> =
+            vec![(&graph.root, root.clone().into_boxed_slice(), 0)];
+        for key in self.sizes.keys() {
+            bodies.push((graph.body(key.target), key.open.clone(), key.depth));
+        }
+        for kept in &self.kept {
+            let key = graph.state_within(*kept, &root, 0);
+            bodies.push((graph.body(key.target), key.open, key.depth));
+        }
+        let mut uses: HashMap<StateKey, u32, FastHash> = HashMap::default();
+        for (body, open, depth) in bodies {
+            for site in self.visited(body, &open, depth).1.iter() {
+                if let Some(key) = self.expansion(*site, &open, depth) {
+                    *uses.entry(key).or_default() += 1;
+                }
+            }
+        }
+        uses
+    }
+
     fn body_size(&mut self, body: &Body, open: &[TargetId], depth: usize) -> u64 {
         let (nodes, sites) = self.visited(body, open, depth);
         self.work = self.work.saturating_add(nodes);

@@ -6,10 +6,10 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use super::budget::{self, Budgets, Plan, ProjectionError};
-use super::out::{NoteKind, Out};
+use super::out::{NoteKind, Notes, Out};
 use super::refgraph::{FastHash, RefGraph, StateKey, TargetId, Unrolling, is_union};
 use super::trace::{Detail, Links, Rule, TraceEntry};
-use super::{Mode, Options, Projection, allof, guards, unions};
+use super::{Linking, Mode, Options, Projection, allof, guards, unions};
 use crate::pointer;
 use crate::schema::keywords::{self, IDENTIFIERS, Keyword, Position, Slot};
 use crate::schema::resolve::RefIndex;
@@ -45,6 +45,8 @@ struct Memo {
     out: Out,
     size: usize,
     height: usize,
+    /// Expansions still to come: the last one takes `out` instead of copying it.
+    remaining: u32,
 }
 
 pub(crate) struct Engine<'a> {
@@ -60,9 +62,12 @@ pub(crate) struct Engine<'a> {
     budgets: Budgets,
     deepest: usize,
     memo: HashMap<StateKey, Memo, FastHash>,
+    /// How many times the walk will expand each state (see `Estimate::expansions`).
+    expansions: HashMap<StateKey, u32, FastHash>,
     kept: Vec<(TargetId, String)>,
     kept_index: HashMap<TargetId, usize>,
     kept_names: HashSet<String>,
+    linking: Linking,
 }
 
 impl<'a> Engine<'a> {
@@ -90,10 +95,16 @@ impl<'a> Engine<'a> {
             },
             deepest: 0,
             memo: HashMap::default(),
+            expansions: HashMap::default(),
             kept: Vec::new(),
             kept_index: HashMap::new(),
             kept_names: HashSet::new(),
+            linking: Linking::Build,
         }
+    }
+
+    pub(crate) fn linking(self, linking: Linking) -> Engine<'a> {
+        Engine { linking, ..self }
     }
 
     pub(crate) fn run(self) -> Result<Projection, ProjectionError> {
@@ -105,6 +116,9 @@ impl<'a> Engine<'a> {
     pub(crate) fn run_counted(mut self) -> Result<(Projection, Counted), ProjectionError> {
         let plan = budget::plan(&self.graph, self.opts.recursion, self.budgets)?;
         self.unrolling = plan.unrolling;
+        let mut estimate = budget::Estimate::new(&self.graph, plan.unrolling, self.budgets.nodes);
+        estimate.total();
+        self.expansions = estimate.expansions();
         self.open_root();
         let mut out = self.node(self.root, "", 0)?;
         self.emit_kept_definitions(&mut out)?;
@@ -118,7 +132,7 @@ impl<'a> Engine<'a> {
         );
         note_lowered_depth(&plan, &mut out);
         keep_root_dialect(self.root, &mut out.value);
-        let (trace, links) = finish(&out);
+        let (trace, links) = finish(&out.value, std::mem::take(&mut out.notes), self.linking);
         let projection = Projection {
             schema: out.value,
             mode: self.opts.mode,
@@ -462,7 +476,7 @@ impl<'a> Engine<'a> {
                 });
             }
             self.spend(size, &pointer)?;
-            return Ok(self.memo[&key].out.clone());
+            return Ok(self.reuse(&key));
         }
         let schema = self
             .root
@@ -483,15 +497,30 @@ impl<'a> Engine<'a> {
         let height = self.deepest - depth;
         self.deepest = self.deepest.max(saved_deepest);
         let out = result?;
-        self.memo.insert(
-            key,
-            Memo {
-                out: out.clone(),
-                size: self.emitted - before,
-                height,
-            },
-        );
+        let remaining = self.expansions.get(&key).map_or(0, |n| n.saturating_sub(1));
+        if remaining > 0 {
+            self.memo.insert(
+                key,
+                Memo {
+                    out: out.clone(),
+                    size: self.emitted - before,
+                    height,
+                    remaining,
+                },
+            );
+        }
         Ok(out)
+    }
+
+    /// A copy of a kept projection, or the projection itself at its last expansion.
+    fn reuse(&mut self, key: &StateKey) -> Out {
+        let memo = self.memo.get_mut(key).expect("looked up by the caller");
+        memo.remaining -= 1;
+        if memo.remaining == 0 {
+            self.memo.remove(key).expect("present").out
+        } else {
+            memo.out.clone()
+        }
     }
 
     /// Applies the siblings of a `$ref` to its projected target (rule 1).
@@ -681,21 +710,21 @@ fn keep_root_dialect(root: &Value, out: &mut Value) {
 }
 
 /// Turns relative notes into the public trace (document order) and links.
-fn finish(out: &Out) -> (Vec<TraceEntry>, Links) {
+fn finish(value: &Value, notes: Notes, linking: Linking) -> (Vec<TraceEntry>, Links) {
     let mut links = Links::default();
     let mut trace = Vec::new();
-    out.notes
-        .walk(&mut String::new(), &mut |at, kind| match kind {
-            NoteKind::Link(origs) => links.insert(at.to_owned(), origs.clone()),
-            NoteKind::Trace { rule, from, detail } => trace.push(TraceEntry {
-                rule: *rule,
-                at: at.to_owned(),
-                from: from.clone(),
-                detail: detail.clone(),
-            }),
-        });
+    notes.walk_into(&mut String::new(), &mut |at, kind| match kind {
+        NoteKind::Link(origs) if linking == Linking::Build => links.insert(at.to_owned(), origs),
+        NoteKind::Link(_) => {}
+        NoteKind::Trace { rule, from, detail } => trace.push(TraceEntry {
+            rule,
+            at: at.to_owned(),
+            from,
+            detail,
+        }),
+    });
     links.seal();
-    trace.sort_by_cached_key(|e| (document_position(&out.value, &e.at), e.rule));
+    trace.sort_by_cached_key(|e| (document_position(value, &e.at), e.rule));
     (trace, links)
 }
 

@@ -4,8 +4,8 @@ use serde_json::{Map, Value};
 
 use super::out::Out;
 use super::trace::{BranchTags, JoinOutcome, condition};
+use crate::schema::keywords::{self, Keyword, Slot};
 use crate::schema::kinds::{Kind, KindSet, provable_kinds};
-use crate::schema::walk::map_schemas;
 
 /// What one alternative says about the property.
 pub(crate) struct Contribution {
@@ -77,12 +77,60 @@ impl Group {
     }
 }
 
+/// The schema with `IGNORED_FOR_IDENTITY` removed from every schema object: two
+/// contributions with equal identities are one shape. Kept as the definition that
+/// [`same_identity`] computes without building either side (tested against each other).
+#[cfg(test)]
 fn identity(schema: &Value) -> Value {
-    map_schemas(schema, &mut |m| {
+    crate::schema::walk::map_schemas(schema, &mut |m| {
         for k in IGNORED_FOR_IDENTITY {
             m.remove(*k);
         }
     })
+}
+
+fn ignored_for_identity(key: &str) -> bool {
+    IGNORED_FOR_IDENTITY.contains(&key)
+}
+
+/// Whether `identity(a) == identity(b)`, comparing in place: grouping every property of
+/// every merged union must not copy them.
+fn same_identity(a: &Value, b: &Value) -> bool {
+    let (Value::Object(ma), Value::Object(mb)) = (a, b) else {
+        return a == b;
+    };
+    let kept = |m: &Map<String, Value>| m.keys().filter(|k| !ignored_for_identity(k)).count();
+    if kept(ma) != kept(mb) {
+        return false;
+    }
+    ma.iter()
+        .filter(|(k, _)| !ignored_for_identity(k))
+        .all(|(k, va)| match (mb.get(k), keywords::lookup(k)) {
+            (None, _) => false,
+            (Some(vb), Some(kw)) => same_keyword(kw, va, vb),
+            (Some(vb), None) => va == vb,
+        })
+}
+
+/// [`same_identity`] for the values of one keyword, by where its subschemas sit (as
+/// `map_schemas` visits them).
+fn same_keyword(kw: &Keyword, a: &Value, b: &Value) -> bool {
+    match (kw.slot, a, b) {
+        (Slot::Array | Slot::SingleOrArray, Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_identity(p, q))
+        }
+        (Slot::Array | Slot::SingleOrArray, Value::Array(_), _)
+        | (Slot::Array | Slot::SingleOrArray, _, Value::Array(_)) => false,
+        (Slot::Map | Slot::MapOfSchemaOrNames, Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, p)| y.get(k).is_some_and(|q| same_identity(p, q)))
+        }
+        (Slot::Map | Slot::MapOfSchemaOrNames, Value::Object(_), _)
+        | (Slot::Map | Slot::MapOfSchemaOrNames, _, Value::Object(_)) => false,
+        (Slot::Single | Slot::SingleOrArray, _, _) => same_identity(a, b),
+        _ => a == b,
+    }
 }
 
 /// A bare `anyOf` (only annotations beside it) is spliced into its alternatives, so the join
@@ -124,21 +172,20 @@ fn splice(c: Contribution) -> Vec<Contribution> {
 }
 
 fn group(contributions: Vec<Contribution>) -> Vec<Group> {
-    let mut groups: Vec<(Value, Group)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for c in contributions.into_iter().flat_map(splice) {
-        let key = identity(&c.out.value);
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, g)) => g.members.push(c),
-            None => groups.push((
-                key,
-                Group {
-                    value: c.out.value.clone(),
-                    members: vec![c],
-                },
-            )),
+        match groups
+            .iter_mut()
+            .find(|g| same_identity(&g.value, &c.out.value))
+        {
+            Some(g) => g.members.push(c),
+            None => groups.push(Group {
+                value: c.out.value.clone(),
+                members: vec![c],
+            }),
         }
     }
-    groups.into_iter().map(|(_, g)| g).collect()
+    groups
 }
 
 fn description(v: &Value) -> Option<&str> {
@@ -412,5 +459,60 @@ fn loosest(maps: &[&Map<String, Value>], name: &str, how: Loosest) -> Option<Val
             });
             Some(values[pick].clone())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Schemas that differ only where identity ignores, only where it does not, and in the
+    /// places `map_schemas` does not descend into (values named `description`, enum items).
+    fn shapes() -> Vec<Value> {
+        vec![
+            json!({"type": "string"}),
+            json!({"type": "string", "description": "a"}),
+            json!({"description": "b", "title": "t", "type": "string"}),
+            json!({"type": "string", "examples": ["x"], "maxLength": 3}),
+            json!({"type": "string", "maxLength": 3}),
+            json!({"type": "object", "properties": {"description": {"type": "string"}}}),
+            json!({"type": "object", "properties": {"description": {"type": "string", "title": "x"}}}),
+            json!({"type": "object", "properties": {"title": {"type": "string"}}}),
+            json!({"enum": [{"description": "a"}]}),
+            json!({"enum": [{"description": "b"}]}),
+            json!({"anyOf": [{"type": "null", "title": "n"}, {"type": "integer"}]}),
+            json!({"anyOf": [{"type": "null"}, {"type": "integer", "description": "i"}]}),
+            json!({"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+            json!({"items": [{"type": "string", "title": "a"}]}),
+            json!({"items": [{"type": "string"}]}),
+            json!({"items": {"type": "string"}}),
+            json!({"items": {"type": "string", "description": "d"}}),
+            json!({"dependencies": {"a": ["b"], "c": {"title": "x"}}}),
+            json!({"dependencies": {"a": ["b"], "c": {}}}),
+            json!({"not": {"const": 1, "title": "one"}}),
+            json!({"not": {"const": 1}}),
+            json!({"allOf": {"title": "not an array"}}),
+            json!({"allOf": {"title": "not an array either"}}),
+            json!({"properties": []}),
+            json!(true),
+            json!(false),
+            json!("description"),
+        ]
+    }
+
+    #[test]
+    fn same_identity_agrees_with_the_identity_it_stands_for() {
+        let shapes = shapes();
+        let mut equal_pairs = 0;
+        for a in &shapes {
+            for b in &shapes {
+                let expected = identity(a) == identity(b);
+                assert_eq!(same_identity(a, b), expected, "{a} vs {b}");
+                equal_pairs += usize::from(expected);
+            }
+        }
+        // Not only the diagonal: some pairs differ only in ignored keywords.
+        assert!(equal_pairs > shapes.len(), "{equal_pairs}");
     }
 }

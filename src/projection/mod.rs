@@ -216,7 +216,26 @@ impl Projection {
     }
 }
 
+/// Whether a projection comes with its [`Links`]. The trace is the same either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linking {
+    Build,
+    /// For a caller that only writes the schema out (`project` without `--provider`): on a
+    /// large tool the links, a pointer per emitted node both ways, take more memory than the
+    /// projected schema itself.
+    Skip,
+}
+
 /// Projects one tool's parameter schema.
 pub fn project(schema: &Value, options: &Options) -> Result<Projection, ProjectionError> {
-    engine::Engine::new(schema, options).run()
+    project_linking(schema, options, Linking::Build)
+}
+
+/// [`project`], with or without the links.
+pub fn project_linking(
+    schema: &Value,
+    options: &Options,
+    linking: Linking,
+) -> Result<Projection, ProjectionError> {
+    engine::Engine::new(schema, options).linking(linking).run()
 }

@@ -90,17 +90,17 @@ impl Notes {
             .any(|k| matches!(k, NoteKind::Trace { rule: r, .. } if *r == rule))
     }
 
-    /// Visits every note with its JSON pointer, built incrementally from `pointer` (the
+    /// Hands over every note with its JSON pointer, built incrementally from `pointer` (the
     /// pointer of this node).
-    pub(crate) fn walk(&self, pointer: &mut String, f: &mut dyn FnMut(&str, &NoteKind)) {
-        for kind in &self.here {
+    pub(crate) fn walk_into(self, pointer: &mut String, f: &mut dyn FnMut(&str, NoteKind)) {
+        for kind in self.here {
             f(pointer, kind);
         }
-        for (token, child) in &self.children {
+        for (token, child) in self.children {
             let len = pointer.len();
             pointer.push('/');
-            pointer.push_str(&crate::pointer::escape(token));
-            child.walk(pointer, f);
+            pointer.push_str(&crate::pointer::escape(&token));
+            child.walk_into(pointer, f);
             pointer.truncate(len);
         }
     }
@@ -168,7 +168,7 @@ mod tests {
 
     fn paths(notes: &Notes) -> Vec<Vec<String>> {
         let mut out = Vec::new();
-        notes.walk(&mut String::new(), &mut |p, _| {
+        notes.clone().walk_into(&mut String::new(), &mut |p, _| {
             out.push(crate::pointer::tokens(p).unwrap())
         });
         out

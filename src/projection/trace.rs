@@ -555,10 +555,13 @@ impl Links {
     /// make a target inlined many times quadratic.
     pub(crate) fn insert(&mut self, projection: String, originals: Vec<String>) {
         for o in &originals {
-            self.backward
-                .entry(o.clone())
-                .or_default()
-                .push(projection.clone());
+            // Most originals are already listed: look up before copying the key.
+            match self.backward.get_mut(o) {
+                Some(list) => list.push(projection.clone()),
+                None => {
+                    self.backward.insert(o.clone(), vec![projection.clone()]);
+                }
+            }
         }
         let fwd = self.forward.entry(projection).or_default();
         for o in originals {

@@ -65,6 +65,14 @@ fn properties(m: &Map<String, Value>) -> Option<&Map<String, Value>> {
     m.get("properties").and_then(Value::as_object)
 }
 
+/// A declared property's schema, moved out; `Null` keeps its name declared.
+fn take_property(m: &mut Map<String, Value>, name: &str) -> Option<Value> {
+    m.get_mut("properties")
+        .and_then(Value::as_object_mut)
+        .and_then(|p| p.get_mut(name))
+        .map(std::mem::take)
+}
+
 /// Rule 6: is this list of alternatives a discriminated union, and on which property?
 fn detect(branches: &[&Map<String, Value>], named: Option<&str>) -> Result<Discriminated, String> {
     let candidates: Vec<String> = match named {
@@ -186,7 +194,9 @@ pub(crate) fn flatten(
     orig: &str,
     orig_map: &Map<String, Value>,
 ) -> Out {
-    let Some(Value::Array(alts)) = node.value.get("anyOf").cloned() else {
+    // The alternatives are moved out (the slot keeps its place in the key order) and put back
+    // where the union stays as it is: copying them would copy the whole union.
+    let Some(mut alts) = take_any_of(&mut node) else {
         return node;
     };
     let union_ptr = pointer::push(orig, union_keyword(orig_map));
@@ -195,6 +205,7 @@ pub(crate) fn flatten(
     // One alternative beside nulls is an optional value, not a union of tagged objects; a
     // single tagged alternative on its own is a (one-member) discriminated union.
     if objects.is_empty() || (objects.len() == 1 && !nulls.is_empty()) {
+        put_back_any_of(&mut node, alts);
         if objects.len() == 1 {
             let alt_notes = node.take_notes_under(&["anyOf", &objects[0].to_string()]);
             let holder = Out {
@@ -243,6 +254,7 @@ pub(crate) fn flatten(
     let du = match du {
         Ok(du) => du,
         Err(reason) => {
+            put_back_any_of(&mut node, alts);
             node.trace(
                 Rule::DuDetect,
                 vec![union_ptr],
@@ -255,7 +267,7 @@ pub(crate) fn flatten(
     for (k, i) in objects.iter().enumerate() {
         let notes = node.take_notes_under(&["anyOf", &i.to_string()]);
         let branch = Out {
-            value: alts[*i].clone(),
+            value: std::mem::take(&mut alts[*i]),
             exact: false,
             notes,
         };
@@ -271,7 +283,7 @@ pub(crate) fn flatten(
         .iter()
         .map(|i| {
             (
-                alts[*i].clone(),
+                std::mem::take(&mut alts[*i]),
                 node.take_notes_under(&["anyOf", &i.to_string()]),
             )
         })
@@ -283,6 +295,24 @@ pub(crate) fn flatten(
         result = keep_nulls(result, null_alts, &union_ptr);
     }
     result
+}
+
+/// The node's `anyOf` alternatives, moved out; `Null` holds their place in the key order.
+fn take_any_of(node: &mut Out) -> Option<Vec<Value>> {
+    let slot = node.value.get_mut("anyOf")?;
+    if !slot.is_array() {
+        return None;
+    }
+    match std::mem::take(slot) {
+        Value::Array(alts) => Some(alts),
+        _ => None,
+    }
+}
+
+fn put_back_any_of(node: &mut Out, alts: Vec<Value>) {
+    if let Some(slot) = node.value.get_mut("anyOf") {
+        *slot = Value::Array(alts);
+    }
 }
 
 /// Whether two tag lists name the same tags (in any order).
@@ -331,7 +361,7 @@ fn same_tag_stand_in(alt: &Value) -> Option<Map<String, Value>> {
 /// Rule 6, same-tag group: the members are joined into one object by rules 9–11 (their shapes
 /// differ, their tag does not), which then takes part in the outer union under `tags`.
 fn join_group(engine: &Engine<'_>, mut group: Out, d: &str, tags: &[Value], fallback: &str) -> Out {
-    let Some(Value::Array(members)) = group.value.get("anyOf").cloned() else {
+    let Some(members) = take_any_of(&mut group) else {
         return group;
     };
     // Alone, the group was not a discriminated union (its members share the tag); that verdict
@@ -449,9 +479,14 @@ fn build(
     joining: Joining,
 ) -> Out {
     let d = du.property.as_str();
-    let maps: Vec<Map<String, Value>> = branches
-        .iter()
-        .map(|b| b.value.as_object().cloned().unwrap_or_default())
+    // The alternatives' objects are moved out of the branches (their notes stay there); each
+    // property's schema is moved on to the join, leaving `Null` where it was declared.
+    let mut maps: Vec<Map<String, Value>> = branches
+        .iter_mut()
+        .map(|b| match std::mem::take(&mut b.value) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        })
         .collect();
     let froms: Vec<String> = branches
         .iter()
@@ -476,9 +511,9 @@ fn build(
         let mut contributions = Vec::new();
         let mut tolerating = Vec::new();
         for (i, b) in branches.iter_mut().enumerate() {
-            let declared = properties(&maps[i]).and_then(|p| p.get(name));
+            let declared = take_property(&mut maps[i], name);
             let c = match declared {
-                Some(v) => Some((v.clone(), false, b.take_notes_under(&tokens))),
+                Some(v) => Some((v, false, b.take_notes_under(&tokens))),
                 None => match (undeclared(&maps[i]), engine.opts.open_branches) {
                     (Undeclared::Forbidden, _) => None,
                     (Undeclared::Schema(s), OpenBranches::Strict) => {

@@ -1,0 +1,165 @@
+//! Output pinned byte for byte: every sample tool and every corpus tool, under every projection
+//! configuration the soundness suites use, must project to exactly the schema bytes, trace and
+//! links recorded in `tests/data/projection-digests.txt`.
+//!
+//! The engine is rewritten for speed (issue 13) under the promise that nothing a user sees
+//! changes; this suite is what holds it to that. A deliberate change of output regenerates the
+//! file, and the diff of the digest file then shows which tools changed:
+//!
+//! ```sh
+//! SCHEMALENS_CORPUS=../shared/corpus SCHEMALENS_PIN_UPDATE=1 cargo test --test output_pinned
+//! ```
+
+mod common;
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use schemalens::manifest::{self, Manifest};
+use schemalens::{Projection, project_tool};
+
+const DIGESTS: &str = "tests/data/projection-digests.txt";
+const CORPUS_PREFIX: &str = "corpus:";
+
+/// FNV-1a, 64 bits: a regression pin needs a stable, well-spread hash, not a cryptographic one.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// What `project` prints for the tool (its pretty-printed schema: length and hash), then the
+/// trace as JSON and the links both ways.
+fn digest(projection: &Projection) -> String {
+    let schema = serde_json::to_string_pretty(&projection.schema).expect("JSON serializes");
+    let trace = serde_json::to_string(&projection.trace).expect("the trace serializes");
+    let mut links = String::new();
+    let mut originals: Vec<&String> = Vec::new();
+    for (at, from) in projection.links.iter() {
+        links.push_str(&format!("{at}<-{from:?}\n"));
+        originals.extend(from);
+    }
+    originals.sort();
+    originals.dedup();
+    for original in originals {
+        let back = projection.links.projections(original);
+        links.push_str(&format!("{original}->{back:?}\n"));
+    }
+    format!(
+        "{}\t{:016x}\t{:016x}\t{:016x}",
+        schema.len(),
+        fnv1a(schema.as_bytes()),
+        fnv1a(trace.as_bytes()),
+        fnv1a(links.as_bytes())
+    )
+}
+
+fn pin(manifest: &Manifest, prefix: &str, into: &mut BTreeMap<String, String>) {
+    for tool in &manifest.tools {
+        for (label, options) in common::configs(None) {
+            let key = format!("{prefix}/{}/{label}", tool.name);
+            let value = match project_tool(tool, &options) {
+                Ok(p) => digest(&p),
+                Err(e) => format!("error\t{:016x}", fnv1a(e.to_string().as_bytes())),
+            };
+            assert!(
+                into.insert(key.clone(), value).is_none(),
+                "{key} twice: tool names must be unique within a manifest"
+            );
+        }
+    }
+}
+
+fn corpus_manifests(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("corpus mcp/ is readable")
+        .map(|e| e.expect("readable corpus entry").path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.ends_with(".json") && !name.ends_with(".cases.json") && name != "SOURCES.json"
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn current(corpus: Option<&Path>) -> BTreeMap<String, String> {
+    let mut pins = BTreeMap::new();
+    for sample in support::samples() {
+        pin(&support::load(&sample), &support::stem(&sample), &mut pins);
+    }
+    if let Some(corpus) = corpus {
+        for path in corpus_manifests(&corpus.join("mcp")) {
+            let manifest = manifest::load_path(&path, None)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let stem = support::stem(&path);
+            pin(&manifest, &format!("{CORPUS_PREFIX}{stem}"), &mut pins);
+        }
+    }
+    pins
+}
+
+fn recorded() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(support::root().join(DIGESTS))
+        .unwrap_or_else(|e| panic!("{DIGESTS}: {e}"));
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (key, value) = l.split_once('\t').expect("key TAB digest");
+            (key.to_owned(), value.to_owned())
+        })
+        .collect()
+}
+
+fn write(pins: &BTreeMap<String, String>) {
+    let mut text = String::from(
+        "# Projection output pins (tests/output_pinned.rs): tool/config TAB bytes of the pretty\n\
+         # schema, FNV-1a 64 of the schema, of the trace JSON and of the links. Regenerate with\n\
+         # SCHEMALENS_CORPUS=../shared/corpus SCHEMALENS_PIN_UPDATE=1 cargo test --test output_pinned\n",
+    );
+    for (key, value) in pins {
+        text.push_str(&format!("{key}\t{value}\n"));
+    }
+    std::fs::write(support::root().join(DIGESTS), text).expect("digest file is writable");
+}
+
+#[test]
+fn projections_equal_the_pinned_output() {
+    let corpus = support::corpus_dir();
+    let now = current(corpus.as_deref());
+    if std::env::var_os("SCHEMALENS_PIN_UPDATE").is_some() {
+        assert!(
+            corpus.is_some(),
+            "regenerating the pins needs SCHEMALENS_CORPUS, or the corpus pins would be lost"
+        );
+        write(&now);
+        eprintln!("wrote {} pins to {DIGESTS}", now.len());
+        return;
+    }
+    let mut pinned = recorded();
+    if corpus.is_none() {
+        eprintln!("corpus part skipped: SCHEMALENS_CORPUS is not set (samples still checked)");
+        pinned.retain(|k, _| !k.starts_with(CORPUS_PREFIX));
+    }
+    let mut differences = Vec::new();
+    for (key, was) in &pinned {
+        match now.get(key) {
+            Some(is) if is == was => {}
+            Some(is) => differences.push(format!("{key}: pinned {was}, now {is}")),
+            None => differences.push(format!("{key}: pinned, but no longer projected")),
+        }
+    }
+    for key in now.keys().filter(|k| !pinned.contains_key(*k)) {
+        differences.push(format!("{key}: projected, but not pinned"));
+    }
+    assert!(
+        differences.is_empty(),
+        "{} of {} pinned projections differ (regenerate only for a deliberate change; see the \
+         top of tests/output_pinned.rs):\n{}",
+        differences.len(),
+        pinned.len(),
+        differences.join("\n")
+    );
+    eprintln!("{} pinned projections unchanged", pinned.len());
+}
