@@ -541,7 +541,7 @@ impl Walk<'_> {
             return entries;
         }
         if self.has(Step::EncodeEmptyObjects)
-            && let Some(text) = self.empty_object(&m, from, out, position)
+            && let Some(text) = self.empty_object(&m, from, out, position, carrier_key.clone())
         {
             return text;
         }

@@ -421,6 +421,36 @@ fn gemini_keeps_enum_values_apart_from_strings_deeper_in_a_sibling() {
 }
 
 #[test]
+fn gemini_sends_an_empty_object_under_a_key_where_a_sibling_holds_a_string() {
+    // Found by soundness_props: `{}` sent as the text "{}" where the other alternative's
+    // `name` is a string came back as that string.
+    let t = tailored(
+        json!({"type": "object", "properties": {"op": {"anyOf": [
+            {"type": "object", "properties": {"name": {"type": "string"}}},
+            {"type": "object", "properties": {"name": {"type": "object", "properties": {}, "additionalProperties": false}}, "required": ["name"]}
+        ]}}, "required": ["op"]}),
+        Profile::Gemini,
+    );
+    let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+    for payload in [json!({"op": {"name": {}}}), json!({"op": {"name": "{}"}})] {
+        let a = adapter.adapt(&payload);
+        assert!(
+            validator(&t).is_valid(&a.payload),
+            "{} in {}",
+            a.payload,
+            t.projection.schema
+        );
+        assert_eq!(
+            adapter.unadapt(&a.payload),
+            payload,
+            "sent as {} in {}",
+            a.payload,
+            t.projection.schema
+        );
+    }
+}
+
+#[test]
 fn gemini_keeps_enum_values_apart_from_a_string_alternative() {
     // Found by soundness_props: `0` sent as the text "0" beside a string alternative came back
     // as the string. Beside strings the enum goes; the value stays typed.

@@ -832,6 +832,7 @@ impl Walk<'_> {
         from: &str,
         out: &str,
         position: Position,
+        carrier_key: Option<String>,
     ) -> Option<Value> {
         let types = type_names(m);
         let empty = types == ["object"]
@@ -843,10 +844,22 @@ impl Walk<'_> {
         if position != Position::Value || self.shared || !empty {
             return None;
         }
-        let Value::Object(mut carrier) = self.json_text(m, from, out, None) else {
-            unreachable!("a carrier without a key is a string schema");
+        // Beside a sibling that may hold a string here, the text goes under its key.
+        let key = carrier_key.clone();
+        let Value::Object(mut carrier) = self.json_text(m, from, out, carrier_key) else {
+            unreachable!("a carrier is an object schema");
         };
-        carrier.insert("enum".into(), json!(["{}"]));
+        let text = match &key {
+            None => Some(&mut carrier),
+            Some(k) => carrier
+                .get_mut("properties")
+                .and_then(Value::as_object_mut)
+                .and_then(|p| p.get_mut(k))
+                .and_then(Value::as_object_mut),
+        };
+        if let Some(text) = text {
+            text.insert("enum".into(), json!(["{}"]));
+        }
         Some(Value::Object(carrier))
     }
 }
