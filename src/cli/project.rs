@@ -8,6 +8,7 @@ use schemalens::manifest::{self, Manifest, ManifestFormat, Tool};
 use schemalens::projection::{Detail, TraceEntry};
 use schemalens::watch::{ProjectionCache, Target, WatchConfig, WatchEvent, Watcher};
 use schemalens::{Linking, Options, Projection};
+use serde_json::Value;
 
 use super::{Failure, ProjectArgs, exit, input};
 
@@ -25,13 +26,15 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     let mut projected =
         input::project_selected(&manifest, &selected, &args.projection.options(), linking);
     // `render` asks for the selected tools in order: the parallel results are taken in turn.
-    let text = render(&manifest, args, |_, _| {
+    let document = render(&manifest, args, |_, _| {
         projected
             .next()
             .expect("one projection per selected tool")
             .map(Arc::new)
     })?;
-    super::emit(&text);
+    drop(projected);
+    drop(manifest);
+    write_pretty(&document);
     Ok(exit::OK)
 }
 
@@ -70,6 +73,10 @@ fn watch(args: &ProjectArgs) -> Result<u8, Failure> {
                                     input::project(&manifest, t, o)
                                 })
                             })
+                        })
+                        .map(|document| {
+                            serde_json::to_string_pretty(&document)
+                                .expect("JSON values always serialize")
                         });
                 match rendered {
                     Ok(text) => {
@@ -96,12 +103,23 @@ fn watch(args: &ProjectArgs) -> Result<u8, Failure> {
     Ok(exit::OK)
 }
 
-/// The projected document, pretty-printed, with loss warnings on stderr.
+/// What `emit` prints for `document`, written as it is serialized: a large projection is
+/// never held a second time as text.
+fn write_pretty(document: &Value) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = serde_json::to_writer_pretty(&mut out, document)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush());
+}
+
+/// The projected document, with loss warnings on stderr.
 fn render(
     manifest: &Manifest,
     args: &ProjectArgs,
     mut project: impl FnMut(&Tool, &Options) -> Result<Arc<Projection>, Failure>,
-) -> Result<String, Failure> {
+) -> Result<Value, Failure> {
     let tools = input::selected(manifest, &args.input)?;
     let options = args.projection.options_for(args.tailor.provider);
     let mut replacements = Vec::new();
@@ -118,11 +136,10 @@ fn render(
         replacements.push((*i, schema));
     }
     let single = args.input.tool.is_some() || manifest.format == ManifestFormat::BareSchema;
-    let output = match (single, replacements.len()) {
+    Ok(match (single, replacements.len()) {
         (true, 1) => replacements.pop().expect("one replacement").1,
         _ => manifest.with_schemas_moved(replacements),
-    };
-    Ok(serde_json::to_string_pretty(&output).expect("JSON values always serialize"))
+    })
 }
 
 /// Places where the projection had to give up information are worth a line on stderr, once

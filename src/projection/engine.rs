@@ -716,11 +716,11 @@ fn finish(value: &Value, notes: Notes, linking: Linking) -> (Vec<TraceEntry>, Li
     notes.walk_into(&mut String::new(), &mut |at, kind| match kind {
         NoteKind::Link(origs) if linking == Linking::Build => links.insert(at.to_owned(), origs),
         NoteKind::Link(_) => {}
-        NoteKind::Trace { rule, from, detail } => trace.push(TraceEntry {
-            rule,
+        NoteKind::Trace(t) => trace.push(TraceEntry {
+            rule: t.rule,
             at: at.to_owned(),
-            from,
-            detail,
+            from: t.from,
+            detail: t.detail,
         }),
     });
     links.seal();

@@ -8,14 +8,19 @@ use serde_json::Value;
 
 use super::trace::{Detail, Rule};
 
+/// Every emitted node carries a link note and few carry a trace entry: the entry is boxed so
+/// that a link note stays three words (the notes of a large projection outweigh its schema).
 #[derive(Debug, Clone)]
 pub(crate) enum NoteKind {
     Link(Vec<String>),
-    Trace {
-        rule: Rule,
-        from: Vec<String>,
-        detail: Detail,
-    },
+    Trace(Box<TraceNote>),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct TraceNote {
+    pub(crate) rule: Rule,
+    pub(crate) from: Vec<String>,
+    pub(crate) detail: Detail,
 }
 
 /// Notes at this node and, under pointer tokens, below it. A token may repeat among
@@ -77,9 +82,9 @@ impl Notes {
         let i = self
             .here
             .iter()
-            .position(|k| matches!(k, NoteKind::Trace { rule: r, .. } if *r == rule))?;
+            .position(|k| matches!(k, NoteKind::Trace(t) if t.rule == rule))?;
         match self.here.remove(i) {
-            NoteKind::Trace { from, .. } => Some(from),
+            NoteKind::Trace(t) => Some(t.from),
             NoteKind::Link(_) => None,
         }
     }
@@ -87,7 +92,7 @@ impl Notes {
     pub(crate) fn has_root_trace(&self, rule: Rule) -> bool {
         self.here
             .iter()
-            .any(|k| matches!(k, NoteKind::Trace { rule: r, .. } if *r == rule))
+            .any(|k| matches!(k, NoteKind::Trace(t) if t.rule == rule))
     }
 
     /// Hands over every note with its JSON pointer, built incrementally from `pointer` (the
@@ -129,7 +134,9 @@ impl Out {
     }
 
     pub(crate) fn trace(&mut self, rule: Rule, from: Vec<String>, detail: Detail) {
-        self.notes.here.push(NoteKind::Trace { rule, from, detail });
+        self.notes
+            .here
+            .push(NoteKind::Trace(Box::new(TraceNote { rule, from, detail })));
     }
 
     pub(crate) fn adopt(&mut self, tokens: &[&str], notes: Notes) {
