@@ -64,44 +64,24 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// Whether an alternative may take a string (so a JSON-text string beside it is ambiguous).
-pub(super) fn may_take_strings(schema: &Value) -> bool {
+/// Whether an alternative may take a value of `kind` ("string", "array", …) itself: an
+/// encoding of another value in that kind beside it (JSON text, a map's entries) is ambiguous.
+pub(super) fn may_take(schema: &Value, kind: &str) -> bool {
     let Some(m) = schema.as_object() else {
         return schema != &Value::Bool(false);
     };
     if let Some(Value::Array(values)) = m.get("enum") {
-        return values.iter().any(Value::is_string);
+        return values.iter().any(|v| kind_of(v) == kind);
     }
     if let Some(c) = m.get("const") {
-        return c.is_string();
+        return kind_of(c) == kind;
     }
     let types = type_names(m);
     if !types.is_empty() {
-        return types.iter().any(|t| t.eq_ignore_ascii_case("string"));
+        return types.iter().any(|t| t.eq_ignore_ascii_case(kind));
     }
     match m.get("anyOf").or_else(|| m.get("oneOf")) {
-        Some(Value::Array(alts)) => alts.iter().any(may_take_strings),
-        _ => true,
-    }
-}
-
-/// Whether an alternative may take an array (so a map's entries beside it are ambiguous).
-pub(super) fn may_take_arrays(schema: &Value) -> bool {
-    let Some(m) = schema.as_object() else {
-        return schema != &Value::Bool(false);
-    };
-    if let Some(Value::Array(values)) = m.get("enum") {
-        return values.iter().any(Value::is_array);
-    }
-    if let Some(c) = m.get("const") {
-        return c.is_array();
-    }
-    let types = type_names(m);
-    if !types.is_empty() {
-        return types.iter().any(|t| t.eq_ignore_ascii_case("array"));
-    }
-    match m.get("anyOf").or_else(|| m.get("oneOf")) {
-        Some(Value::Array(alts)) => alts.iter().any(may_take_arrays),
+        Some(Value::Array(alts)) => alts.iter().any(|a| may_take(a, kind)),
         _ => true,
     }
 }
@@ -111,11 +91,7 @@ pub(super) fn may_take_arrays(schema: &Value) -> bool {
 /// followed): an encoding of another kind's value at the same place in a sibling (a map's
 /// entries, an enum value's text) could be read back as that value.
 pub(super) fn may_hold_kind(schema: &Value, kind: &str, depth: usize) -> bool {
-    let takes = match kind {
-        "array" => may_take_arrays(schema),
-        _ => may_take_strings(schema),
-    };
-    if depth > 64 || takes {
+    if depth > 64 || may_take(schema, kind) {
         return true;
     }
     let Some(m) = schema.as_object() else {
@@ -169,7 +145,7 @@ pub(super) fn carrier_keys(alternatives: &[Value]) -> Vec<Option<String>> {
             let sibling_strings = alternatives
                 .iter()
                 .enumerate()
-                .any(|(j, a)| j != i && may_take_strings(a));
+                .any(|(j, a)| j != i && may_take(a, "string"));
             sibling_strings.then(|| key.clone())
         })
         .collect()
