@@ -459,6 +459,16 @@ pub enum KeywordSet {
     Outside(&'static [&'static str]),
 }
 
+impl KeywordSet {
+    /// Whether keyword `k` is one the set says to drop.
+    fn drops(&self, k: &str) -> bool {
+        match self {
+            KeywordSet::Named(names) => names.contains(&k),
+            KeywordSet::Outside(allowed) => !allowed.contains(&k),
+        }
+    }
+}
+
 fn keyword_set(profile: Profile, rule: &str) -> Option<KeywordSet> {
     match profile.rule(rule)?.applies {
         Check::Keywords { names, .. } => Some(KeywordSet::Named(names)),

@@ -958,38 +958,22 @@ impl Walk<'_> {
             .iter()
             .filter_map(|r| keyword_set(self.profile, r))
             .collect();
-        let unwanted = |k: &str| {
-            sets.iter().any(|s| match s {
-                KeywordSet::Named(names) => names.contains(&k),
-                KeywordSet::Outside(allowed) => !allowed.contains(&k),
-            })
-        };
-        let keywords: Vec<String> = m.keys().filter(|k| unwanted(k)).cloned().collect();
-        if keywords.is_empty() {
-            return;
-        }
-        for k in &keywords {
-            m.shift_remove(k);
-        }
-        let dependent = drop_dependents(m, &keywords);
-        self.record(
-            Rule::TailorDropKeyword,
-            out,
-            from,
-            Tailoring::KeywordsDropped {
-                profile: self.profile,
-                keywords,
-                dependent,
-            },
-        );
+        self.drop_where(m, |k| sets.iter().any(|s| s.drops(k)), from, out);
     }
 
     /// Drops keywords named by the step itself (for what the profile's lint rules do not list).
     fn drop_listed(&mut self, m: &mut Map<String, Value>, set: KeywordSet, from: &str, out: &str) {
-        let unwanted = |k: &str| match set {
-            KeywordSet::Named(names) => names.contains(&k),
-            KeywordSet::Outside(allowed) => !allowed.contains(&k),
-        };
+        self.drop_where(m, |k| set.drops(k), from, out);
+    }
+
+    /// Drops the keywords `unwanted` names, and what depended on them, as one traced step.
+    fn drop_where(
+        &mut self,
+        m: &mut Map<String, Value>,
+        unwanted: impl Fn(&str) -> bool,
+        from: &str,
+        out: &str,
+    ) {
         let keywords: Vec<String> = m.keys().filter(|k| unwanted(k)).cloned().collect();
         if keywords.is_empty() {
             return;

@@ -451,6 +451,48 @@ fn gemini_sends_an_empty_object_under_a_key_where_a_sibling_holds_a_string() {
 }
 
 #[test]
+fn a_map_beside_an_open_alternative_goes_as_json_text() {
+    // Found by soundness_props: the open sibling tolerates `name: []`, which the map's entries
+    // form also is.
+    let t = tailored(
+        json!({"type": "object", "properties": {"op": {"anyOf": [
+            {"type": "object", "properties": {"name": {"type": "object", "properties": {}}}, "required": ["name"]},
+            {"type": "object", "properties": {"other": {"type": "integer"}}, "required": ["other"]}
+        ]}}, "required": ["op"]}),
+        Profile::OpenAiStrict,
+    );
+    let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+    for payload in [
+        json!({"op": {"name": {}}}),
+        json!({"op": {"name": {"x": 1}}}),
+        json!({"op": {"other": 1}}),
+    ] {
+        let a = adapter.adapt(&payload);
+        assert!(
+            validator(&t).is_valid(&a.payload),
+            "{} in {}",
+            a.payload,
+            t.projection.schema
+        );
+        assert_eq!(
+            adapter.unadapt(&a.payload),
+            payload,
+            "sent as {} in {}",
+            a.payload,
+            t.projection.schema
+        );
+    }
+    // The map is sent as text: no entries form left to mistake for an array.
+    assert!(
+        !t.adapters
+            .iter()
+            .any(|a| matches!(a, Adapter::Entries { .. })),
+        "{:?}",
+        t.adapters
+    );
+}
+
+#[test]
 fn gemini_keeps_enum_values_apart_from_a_string_alternative() {
     // Found by soundness_props: `0` sent as the text "0" beside a string alternative came back
     // as the string. Beside strings the enum goes; the value stays typed.

@@ -100,6 +100,17 @@ pub(super) fn may_hold_kind(schema: &Value, kind: &str, depth: usize) -> bool {
     if m.contains_key("$ref") {
         return true;
     }
+    // An open object holds anything under the keys it does not list, an array without
+    // `items` anything in its items.
+    let open_object = may_take(schema, "object")
+        && matches!(
+            m.get("additionalProperties"),
+            None | Some(Value::Bool(true))
+        );
+    let open_array = may_take(schema, "array") && !m.contains_key("items");
+    if open_object || open_array {
+        return true;
+    }
     let members = ["properties", "patternProperties", "$defs", "definitions"]
         .iter()
         .filter_map(|k| m.get(*k).and_then(Value::as_object))
