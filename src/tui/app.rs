@@ -1122,25 +1122,7 @@ impl App {
             return false;
         }
         let side = self.active_side();
-        let other = side.other();
-        let selected_of = |s: Side| {
-            view.pane(s)
-                .selected()
-                .map(|id| view.pane(s).tree.node(id).pointer.clone())
-        };
-        let kept = Kept {
-            side,
-            selected: selected_of(side).unwrap_or_default(),
-            opened: [
-                view.panes[0].opened_pointers(),
-                view.panes[1].opened_pointers(),
-            ],
-            other: selected_of(other).map(|p| (other, p)),
-            states: Some([
-                view.panes[0].state.borrow().clone(),
-                view.panes[1].state.borrow().clone(),
-            ]),
-        };
+        let kept = Kept::of(view, side, true);
         let entry = view.entry;
         self.request_view(entry, Some(kept), After::Relinted { link: side });
         true
@@ -1487,22 +1469,7 @@ impl App {
             return;
         };
         let side = self.active_side();
-        let other = side.other();
-        let selected_of = |s: Side| {
-            view.pane(s)
-                .selected()
-                .map(|id| view.pane(s).tree.node(id).pointer.clone())
-        };
-        let kept = Kept {
-            side,
-            selected: selected_of(side).unwrap_or_default(),
-            opened: [
-                view.panes[0].opened_pointers(),
-                view.panes[1].opened_pointers(),
-            ],
-            other: selected_of(other).map(|p| (other, p)),
-            states: None,
-        };
+        let kept = Kept::of(view, side, false);
         let note = match (policy, self.options.mode) {
             (_, Mode::Inline) => " (it matters in flat mode only)",
             (OpenBranches::Declared, Mode::Flat) => {
@@ -1808,6 +1775,34 @@ pub(super) struct Kept {
     pub other: Option<(Side, String)>,
     /// The widget states to reuse (a reload keeps the scroll position).
     pub states: Option<[TreeView; 2]>,
+}
+
+impl Kept {
+    /// What `view` shows with `side` focused: both selections, the unfolded nodes, and the
+    /// scroll positions when `with_states` (a relint keeps them; a new projection cannot).
+    fn of(view: &ToolView, side: Side, with_states: bool) -> Kept {
+        let selected_of = |s: Side| {
+            view.pane(s)
+                .selected()
+                .map(|id| view.pane(s).tree.node(id).pointer.clone())
+        };
+        let other = side.other();
+        Kept {
+            side,
+            selected: selected_of(side).unwrap_or_default(),
+            opened: [
+                view.panes[0].opened_pointers(),
+                view.panes[1].opened_pointers(),
+            ],
+            other: selected_of(other).map(|p| (other, p)),
+            states: with_states.then(|| {
+                [
+                    view.panes[0].state.borrow().clone(),
+                    view.panes[1].state.borrow().clone(),
+                ]
+            }),
+        }
+    }
 }
 
 /// Applies one action. The only function that changes the [`App`].
