@@ -55,6 +55,10 @@ pub enum ProjectionError {
         at: String,
         chain: Vec<String>,
     },
+    /// The caller raised the options' [`Cancel`](super::Cancel) token: it no longer wants
+    /// this projection.
+    #[error("projection cancelled at #{at}")]
+    Cancelled { at: String },
 }
 
 impl ProjectionError {
@@ -63,7 +67,8 @@ impl ProjectionError {
         match self {
             ProjectionError::Budget { at, .. }
             | ProjectionError::TooDeep { at, .. }
-            | ProjectionError::UnrollTooDeep { at, .. } => at,
+            | ProjectionError::UnrollTooDeep { at, .. }
+            | ProjectionError::Cancelled { at } => at,
         }
     }
 }

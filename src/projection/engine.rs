@@ -130,6 +130,10 @@ impl<'a> Engine<'a> {
             counted.emitted, counted.estimated,
             "the size estimate must agree with the walk"
         );
+        // Turning the notes into the trace is the last long step: not begun for nobody.
+        if self.opts.cancel.is_cancelled() {
+            return Err(ProjectionError::Cancelled { at: String::new() });
+        }
         note_lowered_depth(&plan, &mut out);
         keep_root_dialect(self.root, &mut out.value);
         let (trace, links) = finish(&out.value, std::mem::take(&mut out.notes), self.linking);
@@ -184,7 +188,14 @@ impl<'a> Engine<'a> {
         Ok(out)
     }
 
+    /// Spends `nodes` of the budget; also where the walk notices a cancel, since every
+    /// emitted node and every reused expansion passes here.
     fn spend(&mut self, nodes: usize, orig: &str) -> Result<(), ProjectionError> {
+        if self.opts.cancel.is_cancelled() {
+            return Err(ProjectionError::Cancelled {
+                at: orig.to_owned(),
+            });
+        }
         self.emitted += nodes;
         if self.emitted > self.budgets.nodes {
             return Err(ProjectionError::Budget {

@@ -7,6 +7,7 @@
 
 mod allof;
 mod budget;
+mod cancel;
 mod engine;
 mod guards;
 mod join;
@@ -20,6 +21,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use budget::ProjectionError;
+pub use cancel::Cancel;
+#[cfg(test)]
+pub(crate) use cancel::doubling;
 pub use tailor::{Adapter, Tailored, Unresolved, tailor};
 pub use trace::{BranchTags, Detail, JoinOutcome, Links, Rule, Tolerating, TraceEntry};
 
@@ -145,6 +149,8 @@ pub struct Options {
     pub max_depth: usize,
     /// Open alternatives of a flattened union (flat mode only).
     pub open_branches: OpenBranches,
+    /// Lets another thread stop the projection (it then fails with `Cancelled`).
+    pub cancel: Cancel,
 }
 
 impl Default for Options {
@@ -158,6 +164,7 @@ impl Default for Options {
             unroll_budget: None,
             max_depth: budget::DEFAULT_MAX_DEPTH,
             open_branches: OpenBranches::default(),
+            cancel: Cancel::never(),
         }
     }
 }

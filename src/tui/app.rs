@@ -366,6 +366,9 @@ pub(super) enum After {
     Reload(Box<super::live::Reloaded>),
     /// The same tool linted for another provider: its verdicts go to the status bar.
     Relinted { link: Side },
+    /// A saved version of the shown tool's file, projected before it replaces the version
+    /// shown: one whose shown tool no longer projects is not worth losing the view for.
+    Save(Box<super::live::Staged>),
 }
 
 fn load(path: &Path) -> Source {
@@ -563,37 +566,62 @@ impl App {
     pub(super) fn request_view(&mut self, entry: usize, keep: Option<Kept>, then: After) {
         if self.tool(entry).is_none() {
             // A problem row: nothing to project.
+            self.defer_superseded_save(&then);
             self.view = None;
             self.pending = None;
             self.after_view(then);
+            self.resume_deferred_save();
             return;
         }
-        self.generation += 1;
         let Some((source, tool)) = self.tool(entry) else {
             return;
         };
+        let request = self.request_for(&source.path, tool, source.manifest.as_ref().ok());
+        self.dispatch(request, entry, keep, then);
+    }
+
+    /// What the worker needs to show `tool` of the file `origin` (whose manifest is
+    /// `manifest`) under the options and provider in force.
+    pub(super) fn request_for(
+        &self,
+        origin: &str,
+        tool: &Tool,
+        manifest: Option<&Manifest>,
+    ) -> Request {
         let cached = self
             .cache
             .borrow_mut()
             .get_or_project(tool, &self.options, |_, _| Err(()))
             .ok();
         // A bare schema has no tool name of its own (the title stands in for one).
-        let named = source
-            .manifest
-            .as_ref()
-            .is_ok_and(|m| m.format != ManifestFormat::BareSchema);
-        let request = Request {
-            generation: self.generation,
-            origin: source.path.clone(),
+        let named = manifest.is_some_and(|m| m.format != ManifestFormat::BareSchema);
+        Request {
+            generation: 0,
+            origin: origin.to_owned(),
             tool: tool.clone(),
             options: self.options.clone(),
             cached,
             lint: self.profile.map(|p| (p, named)),
-        };
+        }
+    }
+
+    /// Sends `request` under a new generation, superseding whatever was pending: to the
+    /// worker, or computed here without one. The view of another tool leaves the screen at
+    /// once; the same tool's stays until the new one arrives.
+    pub(super) fn dispatch(
+        &mut self,
+        mut request: Request,
+        entry: usize,
+        keep: Option<Kept>,
+        then: After,
+    ) {
+        self.defer_superseded_save(&then);
+        self.generation += 1;
+        request.generation = self.generation;
         self.pending = Some(Pending {
             generation: self.generation,
             entry,
-            tool: tool.name.clone(),
+            tool: request.tool.name.clone(),
             started: Instant::now(),
             elapsed: Duration::ZERO,
             keep,
@@ -607,10 +635,26 @@ impl App {
                 }
             }
             None => {
-                if let Some(done) = projecting::compute(request, |_| false) {
+                if let Ok(done) = projecting::compute(request, |_| false) {
                     self.receive(done);
                 }
             }
+        }
+    }
+
+    /// A saved version still being checked when another request replaces it is kept, and
+    /// checked again once that request is shown (unless a newer save replaces it first).
+    fn defer_superseded_save(&mut self, then: &After) {
+        if matches!(then, After::Save(_)) {
+            self.live.deferred = None;
+            return;
+        }
+        if let Some(Pending {
+            then: After::Save(staged),
+            ..
+        }) = self.pending.take()
+        {
+            self.live.deferred = Some(staged);
         }
     }
 
@@ -619,20 +663,38 @@ impl App {
         let Some(pending) = self.pending.take_if(|p| p.generation == done.generation) else {
             return;
         };
+        match pending.then {
+            After::Save(staged) => self.saved_version_projected(*staged, done),
+            then => self.show_computed(pending.entry, pending.keep, then, done),
+        }
+        self.resume_deferred_save();
+    }
+
+    /// Checks a deferred save again, once nothing else is pending.
+    fn resume_deferred_save(&mut self) {
+        if self.pending.is_none()
+            && let Some(staged) = self.live.deferred.take()
+        {
+            self.stage_save(*staged);
+        }
+    }
+
+    /// Shows tool `entry` from what the worker computed for it, then does `then`.
+    pub(super) fn show_computed(
+        &mut self,
+        entry: usize,
+        keep: Option<Kept>,
+        then: After,
+        done: Computed,
+    ) {
         let projection = match done.projection {
-            Ok(p) if done.fresh => Ok(self.remember(pending.entry, p)),
+            Ok(p) if done.fresh => Ok(self.remember(entry, p)),
             other => other,
         };
-        self.view = self.finish_view(
-            pending.entry,
-            pending.keep,
-            projection,
-            done.trees,
-            done.lint,
-        );
+        self.view = self.finish_view(entry, keep, projection, done.trees, done.lint);
         // The provider changed while projecting: lint for the one chosen now.
         self.relint();
-        self.after_view(pending.then);
+        self.after_view(then);
     }
 
     /// Keeps a projection made in the background in the cache (a save of another tool, or
@@ -670,6 +732,8 @@ impl App {
                 self.message = Some(message);
             }
             After::Reload(reloaded) => self.finish_reload(*reloaded),
+            // Taken by `receive` before a view is built.
+            After::Save(staged) => self.stage_save(*staged),
             After::Relinted { link } => {
                 self.link_from(link);
                 // The payload panel shows each payload as the chosen provider is sent it.
@@ -712,8 +776,13 @@ impl App {
 
     /// Asks again for what is pending, under the options now in force.
     fn request_again(&mut self) {
-        if let Some(p) = self.pending.take() {
-            self.request_view(p.entry, p.keep, p.then);
+        match self.pending.take() {
+            Some(Pending {
+                then: After::Save(staged),
+                ..
+            }) => self.stage_save(*staged),
+            Some(p) => self.request_view(p.entry, p.keep, p.then),
+            None => {}
         }
     }
 
@@ -866,22 +935,6 @@ impl App {
         if let Some(i) = at {
             self.select_payload(i);
         }
-    }
-
-    /// Projects `tool` of `source` (through the cache); the error as the user reads it, and
-    /// the pointer where projection stopped.
-    pub(super) fn project(
-        &self,
-        origin: &str,
-        tool: &Tool,
-    ) -> Result<Arc<Projection>, (String, String)> {
-        self.cache
-            .borrow_mut()
-            .project(tool, &self.options)
-            .map_err(|e| {
-                let Failure { message, pointer } = projecting::failure(origin, tool, &e);
-                (message, pointer)
-            })
     }
 
     /// The view of tool `entry` from its projection and trees. `keep` carries selection and

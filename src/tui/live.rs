@@ -18,6 +18,7 @@ use schemalens::watch::{Target, WatchConfig, WatchEvent};
 use super::app::{After, App, Entry, Kept, ToolView, entries_of, update};
 use super::keys::Action;
 use super::payloads;
+use super::projecting::Computed;
 use super::tree::{Node, NodeId, SchemaTree, Side};
 
 /// How long the marks of a save stay when no other save replaces them: long enough to look
@@ -96,6 +97,8 @@ pub struct Live {
     pub marked_at: Option<Instant>,
     /// Tools (source, name) that the last save changed, added or whose schema differs.
     pub changed_tools: HashSet<(usize, String)>,
+    /// A save whose check was superseded by another request: checked again after it.
+    pub(super) deferred: Option<Box<Staged>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -362,6 +365,14 @@ impl App {
     }
 
     fn manifest_event(&mut self, i: usize, event: WatchEvent, now: Instant) {
+        if let WatchEvent::Changed { hash, .. } = &event
+            && self.staged_hash(i) == Some(*hash)
+        {
+            // The version being checked, reported again.
+            return;
+        }
+        // A newer version supersedes one still being checked.
+        self.drop_staged_save(i);
         match event {
             WatchEvent::Changed { content, hash, .. } => {
                 let source = &self.sources[i];
@@ -396,37 +407,117 @@ impl App {
     }
 
     pub(super) fn apply_manifest(&mut self, i: usize, m: Manifest, hash: u64, now: Instant) {
+        self.stage_save(Staged {
+            source: i,
+            manifest: m,
+            hash,
+            at: now,
+        });
+    }
+
+    /// The tool of source `i` the view shows, by its place and name.
+    fn shown_tool_of(&self, i: usize) -> Option<(usize, String)> {
+        match self.view.as_ref().and_then(|v| self.entry_key(v.entry))? {
+            EntryKey::Tool {
+                source,
+                index,
+                name,
+            } if source == i => Some((index, name)),
+            _ => None,
+        }
+    }
+
+    /// A new version of a file: applied at once, unless the view shows one of its tools
+    /// projected. That tool is then projected first (in the background, with its trees): a
+    /// version in which it no longer projects is not worth losing the view for, and until
+    /// the new view is ready the old one stays on screen.
+    pub(super) fn stage_save(&mut self, staged: Staged) {
+        let i = staged.source;
         let source = &mut self.sources[i];
         if source
             .manifest
             .as_ref()
-            .is_ok_and(|old| old.document == m.document)
+            .is_ok_and(|old| old.document == staged.manifest.document)
         {
             // Back to what is shown (a bad save undone, a file recreated as it was): the
             // marks of the last real change stay.
-            source.hash = Some(hash);
+            source.hash = Some(staged.hash);
             source.stale = None;
             return;
         }
-        let view_key = self.view.as_ref().and_then(|v| self.entry_key(v.entry));
-        let shown = match &view_key {
-            Some(EntryKey::Tool {
-                source,
-                index,
-                name,
-            }) if *source == i => Some((*index, name.clone())),
-            _ => None,
-        };
-        // A version in which the shown tool no longer projects is not worth losing the view
-        // for: keep the last good one until the next save.
-        if let Some((index, name)) = &shown
-            && self.view.as_ref().is_some_and(|v| v.projection.is_some())
-            && let Some(t) = find_tool(&m, name, *index)
-            && let Err((message, _)) = self.project(&self.sources[i].path, &m.tools[t])
-        {
-            self.keep_last_good(i, Some(hash), Stale::Invalid(message));
+        let checked = self
+            .shown_tool_of(i)
+            .filter(|_| self.view.as_ref().is_some_and(|v| v.projection.is_some()))
+            .and_then(|(index, name)| find_tool(&staged.manifest, &name, index));
+        let (Some(t), Some(entry)) = (checked, self.view.as_ref().map(|v| v.entry)) else {
+            self.commit_save(staged, None);
             return;
+        };
+        let request = self.request_for(
+            &self.sources[i].path,
+            &staged.manifest.tools[t],
+            Some(&staged.manifest),
+        );
+        self.dispatch(request, entry, None, After::Save(Box::new(staged)));
+    }
+
+    /// The shown tool of a staged save, projected: the save is applied with that view, or
+    /// kept out if the tool no longer projects.
+    pub(super) fn saved_version_projected(&mut self, staged: Staged, done: Computed) {
+        match &done.projection {
+            Err(failure) => {
+                self.keep_last_good(
+                    staged.source,
+                    Some(staged.hash),
+                    Stale::Invalid(failure.message.clone()),
+                );
+                // The cursor may have moved on while the save was checked.
+                self.show_cursor_entry();
+            }
+            Ok(_) => self.commit_save(staged, Some(done)),
         }
+    }
+
+    /// The content hash of source `i`'s save waiting to be applied, if there is one.
+    fn staged_hash(&self, i: usize) -> Option<u64> {
+        let pending = self.pending.as_ref().and_then(|p| match &p.then {
+            After::Save(s) => Some(s),
+            _ => None,
+        });
+        pending
+            .or(self.live.deferred.as_ref())
+            .filter(|s| s.source == i)
+            .map(|s| s.hash)
+    }
+
+    /// Drops a save of source `i` not yet applied: a newer event of the same file replaces it.
+    pub(super) fn drop_staged_save(&mut self, i: usize) {
+        if self.live.deferred.as_ref().is_some_and(|s| s.source == i) {
+            self.live.deferred = None;
+        }
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|p| matches!(&p.then, After::Save(s) if s.source == i))
+        {
+            self.pending = None;
+            if let Some(worker) = &self.worker {
+                worker.cancel();
+            }
+        }
+    }
+
+    /// Replaces source `staged.source`'s version with the staged one; `computed` is the shown
+    /// tool's new view when it was projected beforehand.
+    fn commit_save(&mut self, staged: Staged, computed: Option<Computed>) {
+        let Staged {
+            source: i,
+            manifest: m,
+            hash,
+            at: now,
+        } = staged;
+        let view_key = self.view.as_ref().and_then(|v| self.entry_key(v.entry));
+        let shown = self.shown_tool_of(i);
         let cursor_key = self.current_entry().and_then(|e| self.entry_key(e));
         let old_view = self.view.take();
         // What was being projected belongs to the old version: asked again below.
@@ -463,7 +554,7 @@ impl App {
             (Some(old), Some(key)) if shown.is_some() => {
                 let new_entry = self.find_entry(&key);
                 if new_entry.is_some() && new_entry == self.current_entry() {
-                    self.reload_view(old, &old_manifest, key);
+                    self.reload_view(old, &old_manifest, key, computed);
                 } else {
                     self.show_cursor_entry();
                 }
@@ -488,6 +579,7 @@ impl App {
         old: ToolView,
         old_manifest: &Result<Manifest, String>,
         key: EntryKey,
+        computed: Option<Computed>,
     ) {
         let Some(entry) = self.current_entry() else {
             return;
@@ -524,7 +616,11 @@ impl App {
             payload,
             scroll,
         };
-        self.request_view(entry, Some(kept), After::Reload(Box::new(reloaded)));
+        let then = After::Reload(Box::new(reloaded));
+        match computed {
+            Some(done) => self.show_computed(entry, Some(kept), then, done),
+            None => self.request_view(entry, Some(kept), then),
+        }
     }
 
     /// The rest of [`reload_view`](Self::reload_view), once the new version's view is shown.
@@ -613,6 +709,16 @@ impl App {
             }
         }
     }
+}
+
+/// A saved version of a file, not applied yet (see [`App::stage_save`]).
+#[derive(Debug)]
+pub struct Staged {
+    source: usize,
+    manifest: Manifest,
+    hash: u64,
+    /// When it was saved: its change marks expire from then.
+    at: Instant,
 }
 
 /// A reload waiting for its projection: the view it replaces and where the user was in it.

@@ -277,6 +277,24 @@ fn invalid_json_keeps_the_last_good_view_and_the_next_good_save_recovers() {
     assert!(!status_line(&f.app).contains("⚠"));
 }
 
+/// The save of a tool past the node budget (500) was refused; `/properties/q` stays selected
+/// in the last good view.
+fn assert_over_budget_and_last_good_view_kept(app: &App) {
+    let Some(Stale::Invalid(error)) = &app.sources[0].stale else {
+        panic!("{:?}", app.sources[0].stale);
+    };
+    assert!(error.contains("500"), "{error}");
+    let view = app.view.as_ref().unwrap();
+    assert!(view.projection.is_some(), "the last good projection stays");
+    assert!(
+        view.pane(Side::Original)
+            .tree
+            .find("/properties/x")
+            .is_none()
+    );
+    assert_eq!(pointer(app, Side::Original), "/properties/q");
+}
+
 #[test]
 fn a_projection_error_keeps_the_last_good_view() {
     let options = Options {
@@ -300,19 +318,7 @@ fn a_projection_error_keeps_the_last_good_view() {
     bomb["properties"]["x"] = json!({"$ref": "#/$defs/L12"});
     save(&mut f, &manifest(bomb));
 
-    let Some(Stale::Invalid(error)) = &f.app.sources[0].stale else {
-        panic!("{:?}", f.app.sources[0].stale);
-    };
-    assert!(error.contains("500"), "{error}");
-    let view = f.app.view.as_ref().unwrap();
-    assert!(view.projection.is_some(), "the last good projection stays");
-    assert!(
-        view.pane(Side::Original)
-            .tree
-            .find("/properties/x")
-            .is_none()
-    );
-    assert_eq!(pointer(&f.app, Side::Original), "/properties/q");
+    assert_over_budget_and_last_good_view_kept(&f.app);
 
     save(&mut f, &manifest(search_v1()));
     assert_eq!(f.app.sources[0].stale, None);
@@ -605,4 +611,131 @@ fn live_latency_for_a_1mb_manifest() {
             drawn.saturating_sub(debounce),
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Saves checked in the background
+// ---------------------------------------------------------------------------------------------
+
+/// The fixture with a worker that computes only when `run_worker` says, its first view shown.
+fn fixture_by_hand(doc: &Value, options: Options) -> Fixture {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tools.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(doc).unwrap()).unwrap();
+    let worker = super::projecting::Worker::by_hand();
+    let mut app = App::load_with_worker(
+        std::slice::from_ref(&path),
+        options,
+        PLAIN,
+        true,
+        Some(worker),
+    );
+    app.live.mode = WatchMode::Events;
+    update(
+        &mut app,
+        Action::Resize {
+            width: 120,
+            height: 36,
+        },
+    );
+    run_worker(&mut app);
+    assert!(app.view.is_some());
+    Fixture {
+        _dir: dir,
+        path,
+        app,
+    }
+}
+
+fn run_worker(app: &mut App) -> Option<u64> {
+    let generation = app.worker.as_ref().expect("a worker").run_one();
+    app.poll_projection();
+    generation
+}
+
+fn search_v2() -> Value {
+    let mut v2 = search_v1();
+    v2["properties"]["limit"]["minimum"] = json!(5);
+    v2["properties"]["page"] = json!({"type": "integer"});
+    v2
+}
+
+/// The screen without its status bar (which shows the spinner while a save is checked).
+fn panes(app: &App) -> String {
+    let text = screen(app);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[..lines.len() - 1].join("\n")
+}
+
+#[test]
+fn a_save_is_projected_in_the_background_and_the_old_view_stays_until_then() {
+    let mut f = fixture_by_hand(&manifest(search_v1()), Options::flat());
+    f.app.select_pointer(Side::Original, "/properties/limit");
+    let before = panes(&f.app);
+    save(&mut f, &manifest(search_v2()));
+    // Nothing is applied before the shown tool's new version is projected.
+    assert!(f.app.pending.is_some());
+    assert_eq!(panes(&f.app), before);
+    assert!(status_line(&f.app).contains("projecting"));
+    let generation = f.app.pending.as_ref().map(|p| p.generation);
+    save(&mut f, &manifest(search_v2()));
+    assert_eq!(
+        f.app.pending.as_ref().map(|p| p.generation),
+        generation,
+        "the version being checked, reported again, is not asked for again"
+    );
+
+    assert_eq!(run_worker(&mut f.app), generation);
+    assert!(f.app.pending.is_none());
+    assert_eq!(
+        change_at(&f.app, Side::Original, "/properties/page"),
+        Some(Change::Added)
+    );
+    assert_eq!(pointer(&f.app, Side::Original), "/properties/limit");
+    // The same screen as when the save is applied inline.
+    let mut inline = fixture(&manifest(search_v1()), Options::flat());
+    inline
+        .app
+        .select_pointer(Side::Original, "/properties/limit");
+    save(&mut inline, &manifest(search_v2()));
+    assert_eq!(screen(&f.app), screen(&inline.app));
+}
+
+#[test]
+fn a_save_that_no_longer_projects_is_found_in_the_background_and_keeps_the_view() {
+    let options = Options {
+        node_budget: Some(500),
+        ..Options::flat()
+    };
+    let mut f = fixture_by_hand(&manifest(search_v1()), options);
+    f.app.select_pointer(Side::Original, "/properties/q");
+    let mut bomb = search_v1();
+    bomb["$defs"] = crate::projection::doubling(12)["$defs"].clone();
+    bomb["properties"]["x"] = json!({"$ref": "#/$defs/d0"});
+    save(&mut f, &manifest(bomb));
+    assert_eq!(f.app.sources[0].stale, None, "not known yet");
+    assert!(run_worker(&mut f.app).is_some());
+    assert_over_budget_and_last_good_view_kept(&f.app);
+    assert!(f.app.pending.is_none());
+}
+
+#[test]
+fn a_save_checked_while_the_user_moves_on_is_applied_after() {
+    let mut f = fixture_by_hand(&manifest(search_v1()), Options::flat());
+    save(&mut f, &manifest(search_v2()));
+    // The user opens the other tool before the save's check ran.
+    update(&mut f.app, Action::NextTool);
+    assert_eq!(
+        f.app.pending.as_ref().map(|p| p.tool.as_str()),
+        Some("fetch")
+    );
+    run_worker(&mut f.app);
+    assert_eq!(f.app.view.as_ref().map(|v| v.entry), Some(1));
+    // The save is checked again against what is shown now, then applied.
+    assert!(f.app.pending.is_some());
+    run_worker(&mut f.app);
+    assert!(f.app.pending.is_none());
+    let search = &f.app.sources[0].manifest.as_ref().unwrap().tools[0];
+    assert!(search.schema.pointer("/properties/page").is_some());
+    assert_eq!(f.app.view.as_ref().map(|v| v.entry), Some(1));
 }

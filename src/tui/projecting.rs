@@ -2,9 +2,9 @@
 //! seconds, and the inspector must draw and take keys meanwhile.
 //!
 //! Each request carries a generation; a newer request supersedes every older one. The worker
-//! skips a superseded request it has not started, stops after the step it is in when one is
-//! superseded while running (projection, then each tree), and the inspector drops any result
-//! whose generation is not the newest it asked for.
+//! skips a superseded request it has not started, cancels one it is running (the projection
+//! and the trees look at the request's cancel token as they go, so it ends within a node's
+//! work), and the inspector drops any result whose generation is not the newest it asked for.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use schemalens::lint::Profile;
 use schemalens::lint::report::{self, ProfileLint, ToolForms};
 use schemalens::manifest::Tool;
+use schemalens::projection::Cancel;
 use schemalens::{Options, Projection, ProjectionError, project_tool};
 
 use super::text::escape;
@@ -72,9 +73,18 @@ pub fn failure(origin: &str, tool: &Tool, e: &ProjectionError) -> Failure {
     }
 }
 
-/// Does the work of `request`, unless `superseded` says, between steps, that it is no longer
-/// wanted (`None` then).
-pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Option<Computed> {
+/// The step a superseded request was stopped in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Projection,
+    Trees,
+    Lint,
+}
+
+/// Does the work of `request`, unless `superseded` says that it is no longer wanted (then the
+/// step it stopped in). It is asked between steps and, through the request's cancel token
+/// (raised by [`Worker::submit`]), inside the projection and the trees.
+pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Result<Computed, Step> {
     let start = Instant::now();
     let Request {
         generation,
@@ -84,27 +94,29 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Option<Com
         cached,
         lint,
     } = request;
+    let stop = || options.cancel.is_cancelled() || superseded(generation);
     let fresh = cached.is_none();
     let projection = match cached {
         Some(p) => Ok(p),
-        None => project_tool(&tool, &options)
-            .map(Arc::new)
-            .map_err(|e| failure(&origin, &tool, &e)),
+        None => match project_tool(&tool, &options) {
+            Ok(p) => Ok(Arc::new(p)),
+            Err(ProjectionError::Cancelled { .. }) => return Err(Step::Projection),
+            Err(e) => Err(failure(&origin, &tool, &e)),
+        },
     };
-    if superseded(generation) {
-        return None;
+    if stop() {
+        return Err(Step::Projection);
     }
     let trace = projection.as_ref().map_or(&[][..], |p| &p.trace[..]);
-    let original = SchemaTree::build(&tool.schema, Side::Original, trace, "root");
-    if superseded(generation) {
-        return None;
-    }
+    let original = SchemaTree::build_until(&tool.schema, Side::Original, trace, "root", &stop)
+        .ok_or(Step::Trees)?;
     let projected = match &projection {
-        Ok(p) => SchemaTree::build(&p.schema, Side::Projection, trace, "root"),
+        Ok(p) => SchemaTree::build_until(&p.schema, Side::Projection, trace, "root", &stop)
+            .ok_or(Step::Trees)?,
         Err(_) => SchemaTree::default(),
     };
-    if superseded(generation) {
-        return None;
+    if stop() {
+        return Err(Step::Trees);
     }
     let lint = lint.map(|(profile, named)| {
         let forms = ToolForms {
@@ -118,7 +130,11 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Option<Com
         };
         (profile, report::lint_forms(profile, &[forms]).pop())
     });
-    Some(Computed {
+    // A lint cut short by a cancel (its tailored projection) is not the lint asked for.
+    if stop() {
+        return Err(Step::Lint);
+    }
+    Ok(Computed {
         generation,
         projection,
         fresh,
@@ -132,6 +148,8 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Option<Com
 #[derive(Default)]
 struct Slot {
     request: Option<Request>,
+    /// The request being computed: its generation, and the token that stops it.
+    running: Option<(u64, Cancel)>,
     stop: bool,
 }
 
@@ -140,6 +158,8 @@ struct Shared {
     wake: Condvar,
     /// The newest generation asked for.
     newest: AtomicU64,
+    /// Requests stopped before they were done, and the step each was in.
+    stopped: Mutex<Vec<(u64, Step)>>,
 }
 
 /// One background thread that computes the newest request; results come back on a channel,
@@ -158,6 +178,7 @@ impl Worker {
             slot: Mutex::new(Slot::default()),
             wake: Condvar::new(),
             newest: AtomicU64::new(0),
+            stopped: Mutex::default(),
         });
         let (tx, results) = mpsc::channel();
         let thread = {
@@ -184,6 +205,7 @@ impl Worker {
                 slot: Mutex::new(Slot::default()),
                 wake: Condvar::new(),
                 newest: AtomicU64::new(0),
+                stopped: Mutex::default(),
             }),
             results,
             thread: None,
@@ -196,19 +218,46 @@ impl Worker {
     pub fn run_one(&self) -> Option<u64> {
         let request = lock(&self.shared.slot).request.take()?;
         let generation = request.generation;
-        let done = compute(request, |_| false)?;
+        let done = compute(request, |_| false).ok()?;
         self.by_hand.as_ref()?.send(done).ok()?;
         Some(generation)
     }
 
-    /// Asks for `request`, superseding whatever was asked before.
+    /// Asks for `request`, superseding whatever was asked before: one waiting is dropped,
+    /// one running is cancelled (it ends within a schema node's work).
     pub fn submit(&self, request: Request) {
         self.shared
             .newest
             .store(request.generation, Ordering::SeqCst);
         let mut slot = lock(&self.shared.slot);
+        if let Some((_, cancel)) = &slot.running {
+            cancel.cancel();
+        }
         slot.request = Some(request);
         self.shared.wake.notify_one();
+    }
+
+    /// Withdraws every request: the one waiting is dropped, the one running cancelled.
+    pub fn cancel(&self) {
+        let mut slot = lock(&self.shared.slot);
+        slot.request = None;
+        if let Some((_, cancel)) = &slot.running {
+            cancel.cancel();
+        }
+    }
+
+    /// The generation being computed now, if any.
+    pub fn running_generation(&self) -> Option<u64> {
+        lock(&self.shared.slot).running.as_ref().map(|(g, _)| *g)
+    }
+
+    /// The requests stopped before they were done (superseded while running), and where.
+    pub fn stopped(&self) -> Vec<(u64, Step)> {
+        self.shared
+            .stopped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// A result that arrived, if any.
@@ -229,10 +278,15 @@ impl Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        lock(&self.shared.slot).stop = true;
+        let mut slot = lock(&self.shared.slot);
+        slot.stop = true;
+        if let Some((_, cancel)) = &slot.running {
+            cancel.cancel();
+        }
+        drop(slot);
         self.shared.wake.notify_one();
         // A projection in progress is not waited for: the process is usually quitting, and
-        // the thread ends at its next step.
+        // the cancel ends the thread's work at once.
         self.thread.take();
     }
 }
@@ -249,7 +303,11 @@ fn work(shared: &Shared, results: &Sender<Computed>, notify: impl Fn()) {
                 if slot.stop {
                     return;
                 }
-                if let Some(r) = slot.request.take() {
+                if let Some(mut r) = slot.request.take() {
+                    // Registered under the lock that `submit` takes: a newer request either
+                    // finds this token to cancel or is seen as newer between steps.
+                    r.options.cancel = Cancel::new();
+                    slot.running = Some((r.generation, r.options.cancel.clone()));
                     break r;
                 }
                 slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
@@ -258,17 +316,27 @@ fn work(shared: &Shared, results: &Sender<Computed>, notify: impl Fn()) {
         let superseded = |generation: u64| {
             generation < shared.newest.load(Ordering::SeqCst) || lock(&shared.slot).stop
         };
-        if let Some(done) = compute(request, superseded) {
-            if results.send(done).is_err() {
-                return;
+        let generation = request.generation;
+        let done = compute(request, superseded);
+        lock(&shared.slot).running = None;
+        match done {
+            Ok(done) => {
+                if results.send(done).is_err() {
+                    return;
+                }
+                notify();
             }
-            notify();
+            Err(step) => shared
+                .stopped
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((generation, step)),
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use schemalens::manifest;
 
@@ -333,7 +401,41 @@ mod tests {
 
     #[test]
     fn a_superseded_request_stops_between_steps() {
-        assert!(compute(request(1, UNION), |g| g < 2).is_none());
+        assert!(matches!(
+            compute(request(1, UNION), |g| g < 2),
+            Err(Step::Projection)
+        ));
+    }
+
+    /// A request whose projection runs for seconds (a million nodes) unless cancelled.
+    pub(crate) fn long_request(generation: u64) -> Request {
+        let mut long = request(generation, &crate::projection::doubling(18).to_string());
+        long.options.node_budget = Some(1 << 40);
+        long
+    }
+
+    /// Waits until the worker has started `generation`.
+    pub(crate) fn until_running(worker: &Worker, generation: u64) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while worker.running_generation() != Some(generation) {
+            assert!(Instant::now() < deadline, "the worker never started it");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn a_newer_request_cancels_the_running_one_inside_its_projection() {
+        let worker = Worker::start(|| {});
+        worker.submit(long_request(1));
+        until_running(&worker, 1);
+        worker.submit(request(2, UNION));
+        let done = worker
+            .wait_result(Duration::from_secs(120))
+            .expect("the newer request's result");
+        assert_eq!(done.generation, 2);
+        assert!(done.projection.is_ok());
+        assert_eq!(worker.stopped(), vec![(1, Step::Projection)]);
+        assert!(worker.try_result().is_none(), "nothing of the first");
     }
 
     #[test]

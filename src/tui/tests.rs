@@ -42,20 +42,25 @@ fn open(name: &str, theme: Theme, width: u16, height: u16) -> App {
 fn open_text(docs: &[(&str, &str)], options: Options, width: u16, height: u16) -> App {
     let sources = docs
         .iter()
-        .map(|(origin, text)| Source {
-            path: (*origin).to_owned(),
-            manifest: manifest::load_str(text, origin, None).map_err(|e| e.to_string()),
-            payload_files: Vec::new(),
-            file: None,
-            hash: None,
-            stale: None,
-            payload_dir: None,
-            baseline: None,
-        })
+        .map(|(origin, text)| text_source(origin, text))
         .collect();
     let mut app = App::new(sources, options, PLAIN, true);
     update(&mut app, Action::Resize { width, height });
     app
+}
+
+/// A source read from `text`, named `origin`, with no file behind it.
+fn text_source(origin: &str, text: &str) -> Source {
+    Source {
+        path: origin.to_owned(),
+        manifest: manifest::load_str(text, origin, None).map_err(|e| e.to_string()),
+        payload_files: Vec::new(),
+        file: None,
+        hash: None,
+        stale: None,
+        payload_dir: None,
+        baseline: None,
+    }
 }
 
 fn draw(app: &App) -> Terminal<TestBackend> {
@@ -1661,4 +1666,38 @@ fn choosing_a_provider_lints_in_the_background_keeping_the_view() {
     assert!(app.view.as_ref().unwrap().report.is_some());
     assert_eq!(pointer(&app, Side::Original), before);
     assert_eq!(screen(&app), screen(&inline));
+}
+
+#[test]
+fn a_superseded_projection_is_cancelled_and_its_result_never_shown() {
+    use super::projecting::{Step, Worker, tests::until_running};
+    let big = schemalens::projection::doubling(18);
+    let text = json!({"tools": [
+        {"name": "big", "inputSchema": big},
+        {"name": "small", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+    ]})
+    .to_string();
+    let source = text_source("m.json", &text);
+    // Unbounded, so that the big tool projects for seconds instead of being refused.
+    let options = Options {
+        node_budget: Some(1 << 40),
+        ..Options::flat()
+    };
+    let worker = Worker::start(|| {});
+    let mut app = App::with_worker(vec![source], options, PLAIN, true, Some(worker));
+    update(
+        &mut app,
+        Action::Resize {
+            width: 120,
+            height: 30,
+        },
+    );
+    until_running(app.worker.as_ref().unwrap(), 1);
+    keys(&mut app, "]");
+    app.settle();
+    assert_eq!(app.view.as_ref().map(|v| v.entry), Some(1));
+    let worker = app.worker.as_ref().unwrap();
+    assert_eq!(worker.stopped(), vec![(1, Step::Projection)]);
+    assert!(worker.try_result().is_none(), "nothing of the big tool");
+    assert!(pane_text(&app, Side::Projection).contains('q'));
 }

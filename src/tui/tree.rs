@@ -121,6 +121,21 @@ fn child_name(child: &Child<'_>) -> (String, bool) {
 impl SchemaTree {
     /// Builds the tree of `schema`; `trace` (empty for a failed projection) supplies marks.
     pub fn build(schema: &Value, side: Side, trace: &[TraceEntry], root_name: &str) -> SchemaTree {
+        Self::build_until(schema, side, trace, root_name, &|| false)
+            .unwrap_or_else(|| unreachable!("never stopped"))
+    }
+
+    /// [`build`](Self::build), given up (`None`) as soon as `stop` says so: a 200 k-node tree
+    /// takes half a second, which a superseded request should not spend.
+    pub fn build_until(
+        schema: &Value,
+        side: Side,
+        trace: &[TraceEntry],
+        root_name: &str,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<SchemaTree> {
+        /// Nodes built between two looks at `stop`: a look costs an atomic load or two.
+        const LOOK_EVERY: usize = 1024;
         let mut tree = SchemaTree::default();
         let mut schemas: Vec<&Value> = Vec::new();
         // Explicit stack: documents can nest deeper than the thread's stack would allow.
@@ -137,6 +152,9 @@ impl SchemaTree {
             if tree.nodes.len() >= MAX_NODES {
                 tree.truncated = true;
                 break;
+            }
+            if tree.nodes.len() % LOOK_EVERY == LOOK_EVERY - 1 && stop() {
+                return None;
             }
             let id = tree.nodes.len() as NodeId;
             if let Some(parent) = p.parent {
@@ -198,6 +216,9 @@ impl SchemaTree {
             });
             schemas.push(p.schema);
         }
+        if stop() {
+            return None;
+        }
         tree.attach_trace(side, trace);
         for (node, schema) in tree.nodes.iter_mut().zip(schemas) {
             let by = node.entries.iter().find_map(|&i| match &trace[i].detail {
@@ -215,7 +236,7 @@ impl SchemaTree {
             )
             .to_lowercase();
         }
-        tree
+        Some(tree)
     }
 
     fn attach_trace(&mut self, side: Side, trace: &[TraceEntry]) {
