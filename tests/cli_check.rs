@@ -609,3 +609,76 @@ fn a_foreign_key_is_its_own_class_with_exit_five_and_strict_accepts_it() {
     let invalid = "samples/nested-union-pydantic-default.payloads/invalid-missing-op.json";
     run(&[PYDANTIC_DEFAULT, file, invalid]).expect_code(1, "check");
 }
+
+/// `schemalens check ARGS…` with its payloads judged on `threads` threads.
+fn run_on_threads(args: &[&str], threads: usize) -> Run {
+    let output = support::cli::command()
+        .arg("check")
+        .args(args)
+        .env("SCHEMALENS_THREADS", threads.to_string())
+        .output()
+        .expect("the binary starts");
+    Run {
+        code: output.status.code(),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+#[test]
+fn payloads_judged_in_parallel_read_exactly_as_one_after_the_other() {
+    // Every class of row at once: unreadable JSON, JSON Lines (one row per line, a bad line
+    // among them), payloads both sides accept and payloads the projection is looser on.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"op\": {\"action\": \"create\",}}\n").unwrap();
+    let lines = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &lines,
+        concat!(
+            "{\"op\": {\"action\": \"delete\", \"user_id\": 1}}\n",
+            "{\"op\": {\"action\": \n",
+            "{\"op\": {\"action\": \"delete\", \"user_id\": \"1\"}}\n",
+        ),
+    )
+    .unwrap();
+    let (bad, lines) = (bad.to_str().unwrap(), lines.to_str().unwrap());
+    let mixed = [PYDANTIC, bad, PYDANTIC_PAYLOADS, lines];
+    let mut cases: Vec<Vec<&str>> = vec![mixed.to_vec()];
+    let samples = samples();
+    let sample_paths: Vec<String> = samples
+        .iter()
+        .filter(|s| s.with_extension("payloads").is_dir())
+        .map(|s| s.to_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        sample_paths.len() > 5,
+        "samples with payloads: {sample_paths:?}"
+    );
+    for sample in &sample_paths {
+        cases.push(vec![sample.as_str()]);
+    }
+    for args in cases {
+        for format in ["text", "jsonl"] {
+            let args: Vec<&str> = args.iter().copied().chain(["--format", format]).collect();
+            let one = run_on_threads(&args, 1);
+            let rows = one.stdout.lines().count();
+            assert!(
+                rows > 2,
+                "{args:?}: too few rows to judge in parallel:\n{}",
+                one.stdout
+            );
+            let many = run_on_threads(&args, 4);
+            assert_eq!(one.stdout, many.stdout, "{args:?}: stdout");
+            assert_eq!(one.stderr, many.stderr, "{args:?}: stderr");
+            assert_eq!(one.code, many.code, "{args:?}: exit code");
+        }
+    }
+    let mixed = run_on_threads(&mixed, 4);
+    mixed.expect_code(2, "mixed payloads");
+    assert!(
+        mixed.stderr.contains(&format!("error: {bad}:1:")),
+        "{}",
+        mixed.stderr
+    );
+}

@@ -13,7 +13,7 @@ use schemalens::validate::{
     Checker, Class, Correlation, ForeignKey, SchemaError, SideVerdict, Unsoundness, Verdict,
     discover, payload,
 };
-use schemalens::{Linking, Mode, Options, Projection};
+use schemalens::{Linking, Mode, Options, Projection, parallel};
 use serde_json::{Value, json};
 
 use super::{CheckArgs, CheckFormat, Failure, exit, input};
@@ -92,40 +92,32 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
         Linking::Build,
     );
     let mut checkers: HashMap<usize, Checker> = HashMap::new();
-    let mut rows = Vec::new();
-    for item in items {
-        let checker = match checkers.entry(item.tool) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => {
-                let tool = &manifest.tools[item.tool];
-                let projection = match &given {
-                    Some(schema) => given_as_projection(schema, tool, &options),
-                    None => projected.next().expect("one projection per payload tool")?,
-                };
-                let checker = match args.tailor.provider {
-                    Some(profile) => {
-                        Checker::tailored(tool, input::tailor(tool, projection, profile))
-                    }
-                    None => Checker::new(tool, projection),
-                };
-                let checker = checker
-                    .and_then(|c| c.with_open_branch_reference(tool, &options))
-                    .map_err(|err| {
-                        Failure::input(format!("{} (tool {:?}): {err}", manifest.origin, tool.name))
-                    })?;
-                e.insert(checker)
-            }
+    for item in &items {
+        let Entry::Vacant(e) = checkers.entry(item.tool) else {
+            continue;
         };
-        for (name, parsed) in read(&item.source) {
-            let adapted = parsed.as_ref().ok().and_then(|value| checker.adapt(value));
-            rows.push(Row {
-                tool: item.tool,
-                name,
-                outcome: parsed.map(|value| checker.check(&value)),
-                adapted,
-            });
-        }
+        let tool = &manifest.tools[item.tool];
+        let projection = match &given {
+            Some(schema) => given_as_projection(schema, tool, &options),
+            None => projected.next().expect("one projection per payload tool")?,
+        };
+        let checker = match args.tailor.provider {
+            Some(profile) => Checker::tailored(tool, input::tailor(tool, projection, profile)),
+            None => Checker::new(tool, projection),
+        };
+        let checker = checker
+            .and_then(|c| c.with_open_branch_reference(tool, &options))
+            .map_err(|err| {
+                Failure::input(format!("{} (tool {:?}): {err}", manifest.origin, tool.name))
+            })?;
+        e.insert(checker);
     }
+    // Every checker is built (and has said its warnings) before any payload is read, so
+    // payload files are read and judged in parallel; rows stay in the items' order.
+    let rows: Vec<Row> = parallel::map(&items, |item| rows_of(item, &checkers[&item.tool]))
+        .into_iter()
+        .flatten()
+        .collect();
 
     let mut out = String::new();
     match args.format {
@@ -195,6 +187,19 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
 }
 
 /// The mode, and in flat mode the open-branches policy, which decides the foreign-key class.
+/// The rows of one payload source, judged by its tool's checker.
+fn rows_of(item: &Item, checker: &Checker) -> Vec<Row> {
+    read(&item.source)
+        .into_iter()
+        .map(|(name, parsed)| Row {
+            tool: item.tool,
+            name,
+            adapted: parsed.as_ref().ok().and_then(|value| checker.adapt(value)),
+            outcome: parsed.map(|value| checker.check(&value)),
+        })
+        .collect()
+}
+
 fn mode_text(args: &CheckArgs) -> String {
     let p = &args.projection;
     match p.mode {
