@@ -12,7 +12,6 @@ use super::trace::{Detail, Links, Rule, TraceEntry};
 use super::{Linking, Mode, Options, Projection, allof, guards, unions};
 use crate::pointer;
 use crate::schema::keywords::{self, IDENTIFIERS, Keyword, Position, Slot};
-use crate::schema::resolve::RefIndex;
 use crate::schema::{Draft, count_nodes};
 
 /// Stack growth for deep documents: recursion depth is bounded by `max_depth`, and this keeps
@@ -73,13 +72,12 @@ pub(crate) struct Engine<'a> {
 impl<'a> Engine<'a> {
     pub(crate) fn new(root: &'a Value, opts: &'a Options) -> Engine<'a> {
         let draft = opts.draft.unwrap_or_else(|| Draft::detect(root));
-        let index = RefIndex::build(root, draft);
         let input_nodes = count_nodes(root);
         Engine {
             root,
             opts,
             draft,
-            graph: RefGraph::build(root, draft, &index),
+            graph: RefGraph::build(root, draft),
             stack: Vec::new(),
             reentries: 0,
             unrolling: Unrolling::Depth(0),

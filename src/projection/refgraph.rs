@@ -10,6 +10,7 @@
 //! be reached again from it), and, when a cycle is reachable from it, the path's recursion
 //! depth. The walk shares projected results per state, the estimate sizes them per state.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -100,7 +101,7 @@ pub(crate) struct RefGraph {
 }
 
 impl RefGraph {
-    pub(crate) fn build(root: &Value, draft: Draft, index: &RefIndex) -> RefGraph {
+    pub(crate) fn build(root: &Value, draft: Draft) -> RefGraph {
         let mut graph = RefGraph {
             pointers: Vec::new(),
             ids: HashMap::new(),
@@ -111,7 +112,11 @@ impl RefGraph {
             component: Vec::new(),
             reaches_cycle: Vec::new(),
         };
-        let mut builder = Builder { root, draft, index };
+        let mut builder = Builder {
+            root,
+            draft,
+            index: OnceCell::new(),
+        };
         graph.root = builder.body(&mut graph, root, "");
         let mut next = 0;
         while next < graph.pointers.len() {
@@ -253,7 +258,9 @@ impl RefGraph {
 struct Builder<'a> {
     root: &'a Value,
     draft: Draft,
-    index: &'a RefIndex,
+    /// Built at the first `$ref`: most tools of a large manifest have none, and indexing a
+    /// document walks all of it.
+    index: OnceCell<RefIndex>,
 }
 
 impl Builder<'_> {
@@ -291,10 +298,8 @@ impl Builder<'_> {
                     continue;
                 }
             }
-            let kids: Vec<_> = children(node)
-                .into_iter()
-                .filter(|c| c.keyword.position != Position::Definitions)
-                .collect();
+            let mut kids = children(node);
+            kids.retain(|c| c.keyword.position != Position::Definitions);
             for group in kids.chunk_by(|a, b| a.keyword.name == b.keyword.name) {
                 let union = is_union(group[0].keyword.name).then(|| {
                     let alternatives = group
@@ -329,9 +334,11 @@ impl Builder<'_> {
         if let Some(i) = graph.site_at.get(at) {
             return *i;
         }
-        let target = self
+        let index = self
             .index
-            .resolve(self.root, self.index.base_at(at), reference)
+            .get_or_init(|| RefIndex::build(self.root, self.draft));
+        let target = index
+            .resolve(self.root, index.base_at(at), reference)
             .map(|ptr| match graph.ids.get(&ptr) {
                 Some(id) => *id,
                 None => {

@@ -57,19 +57,29 @@ impl RefIndex {
         index.root_base = root_base.clone();
         index.resources.insert(root_base.clone(), String::new());
         index.bases.insert(String::new(), root_base.clone());
-        // Iterative: a document may be deeper than the stack allows.
-        let mut stack: Vec<(String, &Value, String)> = vec![(String::new(), root, root_base)];
+        // Iterative: a document may be deeper than the stack allows. Bases are few (one per
+        // `$id`), so nodes refer to theirs by index instead of each holding a copy.
+        let mut bases = vec![root_base];
+        let mut stack: Vec<(String, &Value, usize)> = vec![(String::new(), root, 0)];
         while let Some((ptr, node, base)) = stack.pop() {
-            let base = index.enter(&ptr, node, base, draft);
+            let base = index.enter(&ptr, node, base, &mut bases, draft);
             for child in children(node) {
-                stack.push((child.pointer_from(&ptr), child.schema, base.clone()));
+                stack.push((child.pointer_from(&ptr), child.schema, base));
             }
         }
         index
     }
 
-    /// Records what `node` declares and returns the base URI in force inside it.
-    fn enter(&mut self, ptr: &str, node: &Value, base: String, draft: Draft) -> String {
+    /// Records what `node` declares and returns the base URI in force inside it, as an index
+    /// into `bases` (a new `$id` adds one).
+    fn enter(
+        &mut self,
+        ptr: &str,
+        node: &Value,
+        base: usize,
+        bases: &mut Vec<String>,
+        draft: Draft,
+    ) -> usize {
         let mut base = base;
         if !ptr.is_empty()
             && let Some(id) = id_of(node, draft)
@@ -77,20 +87,21 @@ impl RefIndex {
             if let Some(stripped) = id.strip_prefix('#').filter(|_| draft == Draft::Draft7) {
                 // draft-07 spelled anchors as fragment-only `$id`s.
                 self.anchors
-                    .insert((base.clone(), stripped.to_owned()), ptr.to_owned());
-            } else if let Some(abs) = join_uri(&base, id) {
+                    .insert((bases[base].clone(), stripped.to_owned()), ptr.to_owned());
+            } else if let Some(abs) = join_uri(&bases[base], id) {
                 let resource = strip_fragment(&abs).to_owned();
                 self.resources
                     .entry(resource.clone())
                     .or_insert_with(|| ptr.to_owned());
                 self.bases.insert(ptr.to_owned(), resource.clone());
-                base = resource;
+                bases.push(resource);
+                base = bases.len() - 1;
             }
         }
         for key in ["$anchor", "$dynamicAnchor"] {
             if let Some(name) = node.get(key).and_then(Value::as_str) {
                 self.anchors
-                    .entry((base.clone(), name.to_owned()))
+                    .entry((bases[base].clone(), name.to_owned()))
                     .or_insert_with(|| ptr.to_owned());
             }
         }

@@ -32,10 +32,25 @@ impl Child<'_> {
         out
     }
 
+    /// The child's pointer below `parent`'s, in one allocation: walks of every node call this
+    /// once per node.
     pub fn pointer_from(&self, parent: &str) -> String {
-        self.tokens()
-            .iter()
-            .fold(parent.to_owned(), |acc, t| crate::pointer::push(&acc, t))
+        use std::fmt::Write as _;
+        let mut out = String::with_capacity(parent.len() + self.keyword.name.len() + 16);
+        out.push_str(parent);
+        out.push('/');
+        out.push_str(&crate::pointer::escape(self.keyword.name));
+        match self.location {
+            Location::Direct => {}
+            Location::Key(k) => {
+                out.push('/');
+                out.push_str(&crate::pointer::escape(k));
+            }
+            Location::Index(i) => {
+                let _ = write!(out, "/{i}");
+            }
+        }
+        out
     }
 }
 
@@ -186,6 +201,23 @@ mod tests {
                 "/dependencies/c",
                 "/anyOf/0"
             ]
+        );
+    }
+
+    #[test]
+    fn child_pointers_escape_their_tokens_like_pointer_push() {
+        let s = json!({"properties": {"a/b~c": {}}, "prefixItems": [{}, {}]});
+        for child in children(&s) {
+            let expected = child
+                .tokens()
+                .iter()
+                .fold("/x~1y".to_owned(), |acc, t| crate::pointer::push(&acc, t));
+            assert_eq!(child.pointer_from("/x~1y"), expected);
+        }
+        let got: Vec<String> = children(&s).iter().map(|c| c.pointer_from("")).collect();
+        assert_eq!(
+            got,
+            vec!["/properties/a~1b~0c", "/prefixItems/0", "/prefixItems/1"]
         );
     }
 
