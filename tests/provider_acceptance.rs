@@ -14,6 +14,7 @@ use std::path::Path;
 
 use providers::{Provider, Rejection, check};
 use schemalens::lint::Profile;
+use schemalens::lint::report::{Form, ToolForms, Verdict, lint_forms_for};
 use schemalens::manifest::{self, Tool};
 use schemalens::projection::Tailored;
 use schemalens::schema::Draft;
@@ -83,6 +84,26 @@ fn openai_strict_checker_matches_documented_verdicts() {
             json!({"anyOf": [{"type": "object", "properties": {}, "required": [], "additionalProperties": false}]})
         ),
         ["root-type", "root-union"]
+    );
+    // A tool without arguments, as OpenAI's SDKs send it: `$schema` at the root (openai-java
+    // writes it), an empty `required` (openai-python writes it); without `required` it is
+    // refused.
+    let no_arguments = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": false
+    });
+    assert_eq!(
+        rules(Provider::OpenAiStrict, no_arguments.clone()),
+        Vec::<&str>::new()
+    );
+    let mut without_required = no_arguments;
+    without_required.as_object_mut().unwrap().remove("required");
+    assert_eq!(
+        rules(Provider::OpenAiStrict, without_required),
+        ["required-all"]
     );
     // Eleven nested objects: one more than the page allows.
     let mut deep = json!({"type": "string"});
@@ -454,4 +475,149 @@ fn real_inputs_outside_the_corpus_tailored_for_each_provider() {
         lost += tally.lost.len();
     }
     assert_eq!(lost, 0, "valid payloads lost");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lint against the checker: the worst bug is `lint` saying "accepted" where the provider answers
+// 400. For every corpus tool, provider and form (original, projection, tailored), lint's verdict
+// (`schemalens lint`, the same library call) is compared with the checker's on the same schema.
+
+/// Accepted counts of one form, by lint and by the checker.
+#[derive(Default)]
+struct Agreement {
+    lint_accepted: usize,
+    checker_accepted: usize,
+    /// Lint accepts, the checker rejects: `form server/tool: the checker's rules`.
+    lint_too_lenient: Vec<String>,
+    /// Lint rejects, the checker accepts (lint errs on the safe side; printed, not failed).
+    lint_stricter: Vec<String>,
+}
+
+/// The three schemas of one tool as `lint` judges them, with lint's verdicts for `profile`.
+fn forms_and_verdicts(
+    provider: Provider,
+    tool: &Tool,
+    projection: &schemalens::Projection,
+    lint: &schemalens::lint::report::ProfileLint,
+) -> Vec<(Form, Value, Verdict)> {
+    let tailored = tailor_tool(tool, &Options::flat(), profile(provider))
+        .unwrap_or_else(|e| panic!("{}: not tailored for {provider}: {e}", tool.name));
+    vec![
+        (
+            Form::Original,
+            tool.schema.clone(),
+            lint.verdict(Form::Original),
+        ),
+        (
+            Form::Projection,
+            projection.schema.clone(),
+            lint.verdict(Form::Projection),
+        ),
+        (
+            Form::Tailored,
+            tailored.projection.schema,
+            lint.verdict(Form::Tailored),
+        ),
+    ]
+}
+
+fn compare_with_lint(
+    servers: &[(String, manifest::Manifest, Value)],
+) -> BTreeMap<(Provider, Form), Agreement> {
+    let mut out: BTreeMap<(Provider, Form), Agreement> = BTreeMap::new();
+    let options = Options::flat();
+    let profiles: Vec<Profile> = Provider::ALL.into_iter().map(profile).collect();
+    for (server, manifest, _) in servers {
+        // One manifest is one request, as `schemalens lint FILE` sends it.
+        let projections: Vec<schemalens::Projection> = manifest
+            .tools
+            .iter()
+            .map(|t| {
+                schemalens::project_tool(t, &options)
+                    .unwrap_or_else(|e| panic!("{server}/{}: {e}", t.name))
+            })
+            .collect();
+        let forms: Vec<ToolForms<'_>> = manifest
+            .tools
+            .iter()
+            .zip(&projections)
+            .map(|(tool, p)| ToolForms {
+                name: Some(&tool.name),
+                tool,
+                options: &options,
+                projection: Ok(p),
+            })
+            .collect();
+        let reports = lint_forms_for(&profiles, &forms);
+        for (provider, per_tool) in Provider::ALL.into_iter().zip(&reports) {
+            for ((tool, projection), lint) in manifest.tools.iter().zip(&projections).zip(per_tool)
+            {
+                for (form, schema, verdict) in forms_and_verdicts(provider, tool, projection, lint)
+                {
+                    let rejections = check(provider, Some(&tool.name), &schema);
+                    let tally = out.entry((provider, form)).or_default();
+                    let lint_accepts = verdict == Verdict::Accepted;
+                    tally.lint_accepted += usize::from(lint_accepts);
+                    tally.checker_accepted += usize::from(rejections.is_empty());
+                    let key = format!("{form} {server}/{}", tool.name);
+                    if lint_accepts && !rejections.is_empty() {
+                        let mut rules: Vec<String> = rejections
+                            .iter()
+                            .map(|r| format!("{} at #{}", r.rule, r.at))
+                            .collect();
+                        rules.dedup();
+                        tally
+                            .lint_too_lenient
+                            .push(format!("{key}: {}", rules.join(", ")));
+                    } else if !lint_accepts && rejections.is_empty() {
+                        let rules: Vec<&str> = lint
+                            .form(form)
+                            .groups
+                            .iter()
+                            .filter(|g| g.finding.is_error())
+                            .map(|g| g.finding.rule)
+                            .collect();
+                        tally
+                            .lint_stricter
+                            .push(format!("{key}: {}", rules.join(", ")));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn lint_never_accepts_what_the_checker_rejects() {
+    let Some(corpus) = support::corpus_dir() else {
+        eprintln!("skipped: SCHEMALENS_CORPUS is not set");
+        return;
+    };
+    let servers = servers(&corpus);
+    let agreement = compare_with_lint(&servers);
+    eprintln!("\naccepted / 258 (lint | checker), flat mode:");
+    let mut lenient = Vec::new();
+    for ((provider, form), a) in &agreement {
+        eprintln!(
+            "  {provider:<16} {form:<10} lint {:>3} | checker {:>3}; lint accepts what the checker rejects: {}; lint rejects what the checker accepts: {}",
+            a.lint_accepted,
+            a.checker_accepted,
+            a.lint_too_lenient.len(),
+            a.lint_stricter.len()
+        );
+        for l in &a.lint_too_lenient {
+            eprintln!("    lint accepts, checker rejects: {provider} {l}");
+        }
+        for l in &a.lint_stricter {
+            eprintln!("    lint rejects, checker accepts: {provider} {l}");
+        }
+        lenient.extend(a.lint_too_lenient.iter().map(|l| format!("{provider} {l}")));
+    }
+    assert!(
+        lenient.is_empty(),
+        "lint says accepted where the independent checker rejects ({}):\n{}",
+        lenient.len(),
+        lenient.join("\n")
+    );
 }

@@ -48,7 +48,9 @@ fn nested_union_reproducer_lints_clean_once_tailored() {
     type Counts = [usize; 3];
     let expected: [(Profile, Counts, Counts, Counts); 3] = [
         (Profile::OpenAiStrict, [2, 2, 0], [3, 0, 0], [0, 0, 0]),
-        (Profile::Gemini, [13, 7, 0], [3, 0, 0], [0, 0, 0]),
+        // Two of the original's errors are `node-type` (tags written as `const` alone), which
+        // Vertex AI refuses with the same `parameters` field.
+        (Profile::Gemini, [15, 5, 0], [3, 0, 0], [0, 0, 0]),
         // Ollama's Go structs have no `additionalProperties`: the three closed objects lose
         // that constraint in what the model sees (a warning no schema can avoid), and titles
         // are dropped (info).

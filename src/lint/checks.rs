@@ -346,6 +346,25 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
                 }
             }
         }
+        Check::PropertiesNonEmpty => {
+            for (node, map) in objects(cx).filter(|(n, _)| is_object(n.schema)) {
+                let holds_none = match map.get("properties") {
+                    Some(Value::Object(p)) => p.is_empty() && !node.pointer.is_empty(),
+                    _ => true,
+                };
+                if holds_none {
+                    hits.push(Hit::at(&node.pointer, ""));
+                }
+            }
+        }
+        Check::RequiredAbsent => {
+            for (node, map) in objects(cx) {
+                let empty = matches!(map.get("properties"), Some(Value::Object(p)) if p.is_empty());
+                if empty && !map.get("required").is_some_and(Value::is_array) {
+                    hits.push(Hit::at(&node.pointer, "").keyword("required"));
+                }
+            }
+        }
         Check::TypeArray => {
             for (node, map) in objects(cx) {
                 if let Some(t @ Value::Array(_)) = map.get("type") {

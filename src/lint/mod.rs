@@ -88,7 +88,9 @@ impl Profile {
         match self {
             Profile::OpenAiStrict => "OpenAI, strict: true (Structured Outputs)",
             Profile::OpenAi => "OpenAI, non-strict",
-            Profile::Gemini => "Gemini `parameters` (OpenAPI 3.0 subset, Developer API)",
+            Profile::Gemini => {
+                "Gemini `parameters` (OpenAPI 3.0 subset; Developer API and Vertex AI)"
+            }
             Profile::GeminiJsonSchema => "Gemini `parametersJsonSchema`",
             Profile::Anthropic => "Anthropic `input_schema`",
             Profile::AnthropicStrict => "Anthropic strict tool use",

@@ -362,6 +362,21 @@ static OPENAI_STRICT: &[LintRule] = &[
         "OpenAI Structured Outputs; https://github.com/langchain-ai/langmem/issues/113",
     ),
     rule(
+        "required-missing",
+        Error,
+        Check::RequiredAbsent,
+        "An object with no properties still needs `required` in strict mode: write `required: []` (a tool without arguments, `{\"type\": \"object\", \"properties\": {}}`, is the usual case).",
+        Some(
+            "Invalid schema for function '{tool}': In context={context}, 'required' is required to be supplied and to be an array including every key in properties.",
+        ),
+        true,
+        // OpenAI's own Java SDK checks schemas before sending them, and says why: the API
+        // "will report an error relating to a missing or empty `required` array". openai-python
+        // writes `required` on every object with `properties`, an empty one included. The
+        // message is the reported one up to where it would name a missing key.
+        "openai/openai-java JsonSchemaValidator.kt (validateObjectSchema); openai/openai-python lib/_pydantic.py (_ensure_strict_json_schema); https://github.com/github/github-mcp-server/pull/39",
+    ),
+    rule(
         "required-undeclared",
         Error,
         Check::RequiredDeclared,
@@ -698,24 +713,29 @@ static GEMINI: &[LintRule] = &[
         true,
         "https://github.com/zed-industries/zed/issues/44875, https://github.com/openswarm-ai/openswarm/issues/24",
     ),
+    // The `parameters` field is the same on the Developer API and on Vertex AI, and a user
+    // cannot tell from the schema where it will be sent: what either refuses is an error.
     rule(
         "node-type",
-        Warn,
+        Error,
         Check::NodeType {
             stand_ins: &["type", "anyOf", "$ref"],
         },
-        "This schema has no `type`; Vertex AI refuses such nodes.",
+        "This schema has no `type`; Vertex AI refuses such nodes (the same `parameters` field as the Developer API's).",
         Some(
             "Unable to submit request because '{tool}' functionDeclaration '{dotted}' schema didn't specify the schema type field.",
         ),
         true,
         "https://github.com/directus/mcp/issues/8",
     ),
+    // Reported with the API's 400 for `gemini-2.0-flash` on v1beta (langchainjs#7935, 2025);
+    // nothing says it changed, so it is an error. An empty root is the exception: clients send
+    // a tool without parameters with no `parameters` at all (the fix in both reports).
     rule(
         "object-properties",
-        Info,
-        Check::ObjectProperties,
-        "An object schema without `properties`; older Gemini API versions refused it.",
+        Error,
+        Check::PropertiesNonEmpty,
+        "An object schema without properties (none declared, or `properties: {}` below the root); Gemini refuses it. A tool without parameters is sent with no `parameters` at all.",
         Some(
             "* GenerateContentRequest.tools[0].function_declarations[{index}].{proto}.properties: should be non-empty for OBJECT type",
         ),

@@ -165,6 +165,12 @@ pub enum Check {
     RequiredDeclared,
     /// An object schema without `properties`.
     ObjectProperties,
+    /// An object schema whose `properties` is missing or holds none, except an empty root: a
+    /// tool without parameters, which clients send without any schema.
+    PropertiesNonEmpty,
+    /// An object schema with an empty `properties` and no `required` array. (With properties,
+    /// [`Check::AllRequired`] already names each one missing from `required`.)
+    RequiredAbsent,
     /// `type` is an array.
     TypeArray,
     /// An `enum` value whose kind is not listed.

@@ -176,6 +176,17 @@ pub static MESSAGES: &[Known] = &[
         "https://github.com/langchain-ai/langmem/issues/113",
     ),
     known(
+        // The same message where no property is missing: an empty `properties` without
+        // `required`. The row above, longer, wins wherever a key is named.
+        "openai-required-absent",
+        V::OpenAi,
+        "In context={context}, 'required' is required to be supplied and to be an array including every key in properties.",
+        Captured,
+        &[(P::OpenAiStrict, &["required-missing"])],
+        "Invalid schema for function 'read_graph': In context=(), 'required' is required to be supplied and to be an array including every key in properties.",
+        "openai/openai-java JsonSchemaValidator.kt (validateObjectSchema)",
+    ),
+    known(
         "openai-extra-required",
         V::OpenAi,
         "Extra required key '{detail}' supplied.",

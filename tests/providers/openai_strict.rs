@@ -38,6 +38,12 @@ const SUPPORTED: &[&str] = &[
     "maxItems",
 ];
 
+/// Allowed at the root only: OpenAI's Java SDK, which checks a schema before sending it "so that
+/// it can be determined to be likely to be accepted", allows `$schema` and `$id` there (and its
+/// generator writes `$schema` into every schema it sends). Before this source was found the
+/// checker refused them conservatively; 191 corpus tools carry `$schema`.
+const ROOT_ONLY: &[&str] = &["$schema", "$id"];
+
 /// Documented as unsupported.
 const UNSUPPORTED: &[&str] = &[
     "allOf",
@@ -114,7 +120,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "undocumented-keyword",
         basis: Basis::Conservative,
-        source: DOC,
+        source: "providers.md §1a (supported schemas); `$schema`/`$id` at the root: openai/openai-java JsonSchemaValidator.kt",
         says: "In context={at}, '{detail}' is not on the supported-schemas list.",
         check: undocumented,
     },
@@ -146,10 +152,12 @@ pub static RULES: &[Rule] = &[
         says: "In context={at}, 'additionalProperties' is required to be supplied and to be false.",
         check: closed,
     },
+    // `required` missing beside an empty `properties` counts too: OpenAI's Java SDK refuses
+    // it before sending, saying the API reports "a missing or empty `required` array".
     Rule {
         id: "required-all",
         basis: Basis::Documented,
-        source: "providers.md §1a (all fields must be required); §4 langchain-ai/langmem#113",
+        source: "providers.md §1a (all fields must be required); §4 langchain-ai/langmem#113; empty properties: openai/openai-java JsonSchemaValidator.kt",
         says: "In context={at}, 'required' is required to be supplied and to be an array including every key in properties. Missing '{detail}'.",
         check: required_all,
     },
@@ -258,7 +266,8 @@ fn undocumented(d: &Doc<'_>) -> Vec<Hit> {
     let mut hits = Vec::new();
     for (n, m) in d.maps() {
         for k in keywords_outside(m, SUPPORTED) {
-            if !UNSUPPORTED.contains(&k.as_str()) && !REFUSED.contains(&k.as_str()) {
+            let at_root = n.at.is_empty() && ROOT_ONLY.contains(&k.as_str());
+            if !at_root && !UNSUPPORTED.contains(&k.as_str()) && !REFUSED.contains(&k.as_str()) {
                 hits.push(Hit::new(&n.at, k));
             }
         }
