@@ -1318,6 +1318,15 @@ impl App {
         }
     }
 
+    /// Leaves the lint list for payload `index` in the payload panel, which marks the nodes
+    /// that reject it.
+    fn show_payload(&mut self, index: usize) {
+        self.overlay = None;
+        self.focus = Pane::Payloads;
+        self.detail_of = DetailOf::Payload;
+        self.select_payload(index);
+    }
+
     /// Lines per side in the model view, like the JSON screen.
     fn open_model_view(&mut self) {
         let Some(view) = &self.view else {
@@ -1786,7 +1795,14 @@ fn lint_list(app: &mut App, action: Action) {
             return;
         }
         Action::Jump => {
-            app.jump_to_finding(selected);
+            match app
+                .view
+                .as_ref()
+                .and_then(|v| super::lint::payload_at(v, selected))
+            {
+                Some(payload) => app.show_payload(payload),
+                None => app.jump_to_finding(selected),
+            }
             return;
         }
         Action::ModelView => {
@@ -1810,7 +1826,7 @@ fn lint_list(app: &mut App, action: Action) {
         _ => selected,
     };
     let Some(view) = &app.view else { return };
-    let selected = selected.min(super::lint::count(view).saturating_sub(1));
+    let selected = selected.min(super::lint::selectable(view).saturating_sub(1));
     let offset = if action == Action::CycleProfile {
         0
     } else {

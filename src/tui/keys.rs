@@ -254,7 +254,7 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Global, &[k('m')], A::ToggleMode, "switch inline / flat mode and project again", Some("mode")),
     b(S::Global, &[k('o')], A::ToggleOpenBranches, "switch open branches declared / strict (flat mode) and project again", Some("branches")),
     b(S::Global, &[k('p')], A::CycleProfile, "cycle the provider lint: none → each profile → none", Some("provider")),
-    b(S::Global, &[k('L')], A::LintList, "lint list: verdicts, then findings; Enter goes to a finding's node", Some("lint")),
+    b(S::Global, &[k('L')], A::LintList, "lint list: verdicts, findings, payloads as sent; Enter: node or payload", Some("lint")),
     b(S::Global, &[k('D')], A::Changes, "changes since the file was opened (--diff: since OLD), with witnesses", Some("changes")),
     b(S::Global, &[k('v')], A::JsonView, "view the tool's whole JSON, original beside projection", Some("json")),
     b(S::Global, &[k('R')], A::Rules, "the rules screen: every rule with a before/after example", None),

@@ -18,6 +18,7 @@ use schemalens::pointer;
 
 use super::app::{App, ToolView};
 use super::overlay;
+use super::payloads::PayloadRow;
 use super::render::wrap;
 use super::text::{clip, escape};
 use super::theme::{Theme, severity_glyph};
@@ -207,6 +208,12 @@ pub enum Row {
     Tailoring(usize),
     /// The `n`th group of the whole list (original, then projection, then tailored).
     Group(usize),
+    /// The tool's payloads as the provider is sent them: a heading with the tally.
+    SentHeading,
+    /// Payload `i` of the payload panel, as sent (selectable, after the groups).
+    Sent(usize),
+    /// Line `j` of payload `i`'s JSON as sent.
+    SentJson(usize, usize),
 }
 
 fn forms(view: &ToolView) -> Option<&ProfileLint> {
@@ -297,14 +304,229 @@ pub fn rows(view: &ToolView) -> Vec<Row> {
         rows.extend((n..n + form.groups.len()).map(Row::Group));
         n += form.groups.len();
     }
+    rows.push(Row::SentHeading);
+    for (i, payload) in view.payloads.iter().enumerate() {
+        rows.push(Row::Sent(i));
+        rows.extend(
+            (0..sent_json(payload, Theme { color: false }).len()).map(|j| Row::SentJson(i, j)),
+        );
+    }
     rows
 }
 
+/// What the list can select: the groups, then the payloads.
+pub fn selectable(view: &ToolView) -> usize {
+    count(view) + view.payloads.len()
+}
+
+/// The payload (an index into the payload panel's list) that selection `n` stands for.
+pub fn payload_at(view: &ToolView, n: usize) -> Option<usize> {
+    n.checked_sub(count(view))
+        .filter(|&i| i < view.payloads.len())
+}
+
 fn row_of(view: &ToolView, selected: usize) -> usize {
-    rows(view)
+    let wanted = match payload_at(view, selected) {
+        Some(i) => Row::Sent(i),
+        None => Row::Group(selected),
+    };
+    rows(view).iter().position(|r| *r == wanted).unwrap_or(0)
+}
+
+/// Most lines of one payload's JSON in the list; the payload panel shows all of it.
+const SENT_JSON_LINES: usize = 30;
+
+/// The payload as the provider is sent it: the adapted payload when the tailoring adapts, else
+/// the payload itself (the tailored schema is the projection). Nothing for an unreadable one.
+fn sent_json(row: &PayloadRow, theme: Theme) -> Vec<Line<'static>> {
+    let value = match (&row.sent, &row.value) {
+        (Some(sent), _) => &sent.sent.adaptation.payload,
+        (None, Some(value)) => value,
+        (None, None) => return Vec::new(),
+    };
+    overlay::json_lines(value, theme, SENT_JSON_LINES)
+        .into_iter()
+        .map(|line| {
+            let mut spans = vec![Span::raw("      ")];
+            spans.extend(line.spans);
+            Line::from(spans).style(line.style)
+        })
+        .collect()
+}
+
+/// `accepted` / `rejected (2 errors)` by the tailored schema; `None` when there is no verdict
+/// (the payload is not JSON, or no checker).
+fn sent_verdict(row: &PayloadRow) -> Option<(bool, usize)> {
+    let side = match &row.sent {
+        Some(sent) => &sent.sent.verdict,
+        None => &row.verdict.as_ref().ok()?.projection,
+    };
+    Some((side.valid, side.leaf_errors().len()))
+}
+
+fn verdict_text((valid, errors): (bool, usize)) -> String {
+    match (valid, errors) {
+        (true, _) => "accepted".to_owned(),
+        (false, 1) => "rejected (1 error)".to_owned(),
+        (false, n) => format!("rejected ({n} errors)"),
+    }
+}
+
+/// `Payloads sent to gemini (original, projection → sent): 5 of 6 accepted, 0 lost, all back
+/// exactly`: lost counts the payloads the projection accepts and the tailored schema refuses.
+fn sent_heading(view: &ToolView, profile: Profile) -> String {
+    let total = view.payloads.len();
+    if total == 0 {
+        return format!(
+            "Payloads sent to {} — none: this tool has no payload files (n in the payload panel makes one)",
+            profile.name()
+        );
+    }
+    let accepted = view
+        .payloads
         .iter()
-        .position(|r| *r == Row::Group(selected))
-        .unwrap_or(0)
+        .filter(|r| sent_verdict(r).is_some_and(|(valid, _)| valid))
+        .count();
+    // Tailoring must keep every payload the projection accepts (soundness modulo the adapter);
+    // what the projection itself refuses is the payload panel's story.
+    let lost = view
+        .payloads
+        .iter()
+        .filter(|r| {
+            r.verdict.as_ref().is_ok_and(|v| v.projection.valid)
+                && sent_verdict(r).is_some_and(|(valid, _)| !valid)
+        })
+        .count();
+    let inexact = view
+        .payloads
+        .iter()
+        .filter(|r| r.sent.as_ref().is_some_and(|s| !s.sent.round_trips))
+        .count();
+    let back = match inexact {
+        0 => "all back exactly".to_owned(),
+        n => format!("{n} not back exactly"),
+    };
+    format!(
+        "Payloads sent to {} (original, projection → sent): {accepted} of {total} accepted, {lost} lost, {back}",
+        profile.name()
+    )
+}
+
+/// The list row of one payload: the tailored schema's verdict, what the adapter changed, and
+/// whether un-adapting gives the payload back.
+fn sent_row(row: &PayloadRow, selected: bool, theme: Theme) -> Line<'static> {
+    let marker = Span::raw(if selected { "▸ " } else { "  " });
+    let Some(verdict) = sent_verdict(row) else {
+        return Line::from(vec![
+            marker,
+            Span::styled("?? ", theme.error()),
+            Span::raw(clip(&row.name(), 60)),
+            Span::styled("  cannot be checked (see the payload panel)", theme.dim()),
+        ]);
+    };
+    let before = row
+        .verdict
+        .as_ref()
+        .map_or("??", |v| super::payloads::class_glyphs(v.class));
+    let glyph = format!("{before}→{}", if verdict.0 { "✓" } else { "✗" });
+    let style = if verdict.0 {
+        theme.dim()
+    } else {
+        theme.error()
+    };
+    // Whether the tool gets it back first: it is what a narrow screen must not cut.
+    let mut notes = Vec::new();
+    match &row.sent {
+        Some(sent) => {
+            let a = &sent.sent.adaptation;
+            let changes: Vec<String> = [
+                (a.encoded.len(), "in the provider's form"),
+                (a.filled.len(), "null for absent"),
+                (a.dropped.len(), "unknown keys dropped"),
+            ]
+            .into_iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
+            notes.push(
+                if sent.sent.round_trips {
+                    "back exactly"
+                } else {
+                    "NOT back exactly"
+                }
+                .to_owned(),
+            );
+            notes.push(if changes.is_empty() {
+                "sent as it is".to_owned()
+            } else {
+                format!("adapted: {}", changes.join(", "))
+            });
+        }
+        None => notes.push("sent as it is".to_owned()),
+    }
+    if let Some(e) = row.expectation {
+        notes.push(format!("named {}", super::payloads::expectation_text(e)));
+    }
+    let line = Line::from(vec![
+        marker,
+        Span::styled(format!("{glyph} {:<20} ", verdict_text(verdict)), style),
+        Span::raw(clip(&row.name(), 60)),
+        Span::styled(format!("  · {}", notes.join(" · ")), theme.dim()),
+    ]);
+    if selected {
+        Line::from(line.to_string()).style(theme.selected())
+    } else {
+        line
+    }
+}
+
+/// The detail part for a selected payload: the tailored schema's errors, what changed, and the
+/// payload taken back.
+fn sent_detail(row: &PayloadRow, profile: Profile, theme: Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(vec![
+        Span::styled(escape(&row.name()).into_owned(), theme.heading()),
+        Span::raw(format!(
+            "  sent to {}: {}",
+            profile.name(),
+            sent_verdict(row).map_or_else(|| "not checked".to_owned(), verdict_text)
+        )),
+    ])];
+    let Some(sent) = &row.sent else {
+        if let Ok(v) = &row.verdict {
+            out.extend(
+                v.projection
+                    .leaf_errors()
+                    .iter()
+                    .map(|e| super::payloads::error_line(e, theme)),
+            );
+        }
+        out.push(Line::styled(
+            "sent as it is: this provider's tailoring rewrites nothing, so the tool gets it back unchanged",
+            theme.dim(),
+        ));
+        return out;
+    };
+    out.extend(
+        sent.sent
+            .verdict
+            .leaf_errors()
+            .iter()
+            .map(|e| super::payloads::error_line(e, theme)),
+    );
+    out.extend(super::payloads::change_lines(&sent.sent.adaptation, theme));
+    if sent.sent.round_trips {
+        out.push(Line::styled(
+            "back: un-adapted, the tool gets exactly this payload",
+            theme.dim(),
+        ));
+    } else {
+        out.push(Line::styled(
+            "back: un-adapted, the tool gets something else:",
+            theme.error(),
+        ));
+        out.extend(overlay::json_lines(&sent.sent.returned, theme, 40));
+    }
+    out
 }
 
 /// The lint list above, the selected finding in full below.
@@ -324,11 +546,39 @@ pub fn list_height(size: Rect) -> usize {
 pub fn keep_visible(view: &ToolView, selected: usize, offset: usize, height: usize) -> usize {
     let row = row_of(view, selected);
     let height = height.max(1);
-    if selected + 1 >= count(view) {
-        // The last finding: the rows after it (the tailored schema's heading, adapters and
-        // "nothing to report") can be selected no other way, so the end comes into view.
+    if selected + 1 >= selectable(view) {
+        // The last item: the rows after it (a payload's JSON, or with no payloads the tailored
+        // schema's notes and the payload heading) can be selected no other way, so the end
+        // comes into view.
         let end = rows(view).len().saturating_sub(height);
         return end.min(row).max(row.saturating_sub(height - 1));
+    }
+    if selected == count(view) && payload_at(view, selected).is_some() {
+        // The first payload: the rows between the last finding and it (the tailored schema's
+        // notes, the payloads' heading) can be selected no other way; as many as fit come
+        // into view, its heading always.
+        let all = rows(view);
+        let top = all
+            .iter()
+            .rposition(|r| matches!(r, Row::Group(_)))
+            .map_or(0, |last| last + 1);
+        let heading = row.saturating_sub(1);
+        return top.max((row + 1).saturating_sub(height)).min(heading);
+    }
+    if let Some(i) = payload_at(view, selected) {
+        // A payload comes with as much of its JSON as fits below it.
+        let json = view
+            .payloads
+            .get(i)
+            .map_or(0, |r| sent_json(r, Theme { color: false }).len());
+        let end = row + json;
+        if row < offset + 1 {
+            return row.saturating_sub(1);
+        }
+        if end >= offset + height {
+            return row.saturating_sub(1).min(end + 1 - height).max(offset);
+        }
+        return offset;
     }
     if row < offset + 1 {
         // Back near the top: show the verdicts too.
@@ -424,6 +674,18 @@ pub fn render_list(
                 format!("  {}", notes.get(i).cloned().unwrap_or_default()),
                 theme.dim(),
             ),
+            Row::SentHeading => Line::from(vec![Span::styled(
+                sent_heading(view, profile),
+                theme.heading(),
+            )]),
+            Row::Sent(i) => view.payloads.get(i).map_or_else(Line::default, |r| {
+                sent_row(r, payload_at(view, selected) == Some(i), theme)
+            }),
+            Row::SentJson(i, j) => view
+                .payloads
+                .get(i)
+                .and_then(|r| sent_json(r, theme).into_iter().nth(j))
+                .unwrap_or_default(),
             Row::Group(n) => {
                 let Some((_, _, g)) = finding(view, n) else {
                     return Line::from("");
@@ -452,12 +714,24 @@ pub fn render_list(
         .collect();
     frame.render_widget(Paragraph::new(lines), list_area);
 
+    let payload = payload_at(view, selected).and_then(|i| view.payloads.get(i));
     let detail_block = Block::new()
         .borders(Borders::TOP)
         .border_style(theme.border(false))
-        .title(" finding ");
+        .title(if payload.is_some() {
+            " payload "
+        } else {
+            " finding "
+        });
     let detail_inner = detail_block.inner(detail_area);
     frame.render_widget(detail_block, detail_area);
+    if let Some(row) = payload {
+        frame.render_widget(
+            Paragraph::new(wrap(&sent_detail(row, profile, theme), detail_inner.width)),
+            detail_inner,
+        );
+        return;
+    }
     let Some((form, _, g)) = finding(view, selected) else {
         return;
     };

@@ -137,9 +137,9 @@ pub fn render(app: &App, overlay: &Overlay, frame: &mut Frame) {
     };
     let keys = match overlay {
         Overlay::Lint { .. } if area.width >= 90 => {
-            " j/k select · Enter go to the node · p next provider · w model view · Esc close "
+            " j/k select · Enter go to the node or payload · p next provider · w model view · Esc close "
         }
-        Overlay::Lint { .. } => " Enter go to the node · p next provider · Esc close ",
+        Overlay::Lint { .. } => " Enter go to the node or payload · p next provider · Esc close ",
         _ => " j/k scroll · Esc close ",
     };
     let block = Block::bordered()

@@ -11,7 +11,7 @@ use schemalens::lint::Profile;
 use schemalens::manifest::{Manifest, Tool};
 use schemalens::projection::tailor::{Adaptation, steps};
 use schemalens::validate::{
-    Checker, Class, Expectation, PayloadFile, SchemaError, SideVerdict, Verdict, discover, payload,
+    Checker, Class, Expectation, PayloadFile, SchemaError, Verdict, discover, payload,
 };
 use schemalens::{Mode, Options, Projection};
 
@@ -33,12 +33,12 @@ pub struct PayloadRow {
     pub sent: Option<Sent>,
 }
 
-/// A payload as sent to a provider: adapted for the tailored schema, and that schema's verdict.
+/// A payload as sent to a provider: adapted for the tailored schema, that schema's verdict, and
+/// the payload taken back (the library's [`schemalens::validate::Sent`]).
 #[derive(Debug, Clone)]
 pub struct Sent {
     pub profile: Profile,
-    pub adaptation: Adaptation,
-    pub side: SideVerdict,
+    pub sent: schemalens::validate::Sent,
 }
 
 impl PayloadRow {
@@ -166,10 +166,9 @@ pub fn check_all(
                 (Ok(_), None) => Err("no checker".to_owned()),
             };
             let sent = match (&value, &tailored) {
-                (Ok(v), Some((profile, t))) => t.adapt(v).map(|adaptation| Sent {
+                (Ok(v), Some((profile, t))) => t.send(v).map(|sent| Sent {
                     profile: *profile,
-                    side: t.check(v).projection,
-                    adaptation,
+                    sent,
                 }),
                 _ => None,
             };
@@ -233,7 +232,7 @@ pub fn class_text(class: Class) -> &'static str {
     }
 }
 
-fn expectation_text(e: Expectation) -> &'static str {
+pub fn expectation_text(e: Expectation) -> &'static str {
     match e {
         Expectation::Valid => "valid",
         Expectation::Invalid => "invalid",
@@ -267,7 +266,7 @@ pub fn error_nodes(verdict: &Verdict, original: bool) -> Vec<String> {
     side.leaf_errors().iter().map(|e| e.node.clone()).collect()
 }
 
-fn error_line(e: &SchemaError, theme: Theme) -> Line<'static> {
+pub fn error_line(e: &SchemaError, theme: Theme) -> Line<'static> {
     let at = if e.instance_path.is_empty() {
         "payload".to_owned()
     } else {
@@ -427,13 +426,15 @@ pub fn detail_lines(
     out
 }
 
-/// The payload as the chosen provider is sent it, and what its tailored schema says.
+/// The payload as the chosen provider is sent it, what its tailored schema says, and whether
+/// the tool gets it back.
 fn sent_lines(sent: &Sent, theme: Theme) -> Vec<Line<'static>> {
     let mut out = vec![Line::from("")];
-    let verdict = if sent.side.valid {
+    let side = &sent.sent.verdict;
+    let verdict = if side.valid {
         "accepts".to_owned()
     } else {
-        format!("rejects ({} error(s))", sent.side.leaf_errors().len())
+        format!("rejects ({} error(s))", side.leaf_errors().len())
     };
     out.push(Line::from(vec![
         Span::styled(
@@ -442,10 +443,38 @@ fn sent_lines(sent: &Sent, theme: Theme) -> Vec<Line<'static>> {
         ),
         Span::raw(format!("the tailored schema {verdict}")),
     ]));
-    if !sent.side.valid {
-        out.extend(sent.side.leaf_errors().iter().map(|e| error_line(e, theme)));
+    if !side.valid {
+        out.extend(side.leaf_errors().iter().map(|e| error_line(e, theme)));
     }
-    let a = &sent.adaptation;
+    let a = &sent.sent.adaptation;
+    out.extend(change_lines(a, theme));
+    if a.changed() {
+        out.push(Line::styled("  as sent", theme.dim()));
+        out.extend(super::overlay::json_lines(&a.payload, theme, 400));
+        out.push(Line::styled(
+            if sent.sent.round_trips {
+                "  un-adapted back: the payload exactly"
+            } else {
+                "  un-adapted back: NOT the payload"
+            },
+            if sent.sent.round_trips {
+                theme.dim()
+            } else {
+                theme.error()
+            },
+        ));
+        if !sent.sent.round_trips {
+            out.extend(super::overlay::json_lines(&sent.sent.returned, theme, 400));
+        }
+    } else {
+        out.push(Line::styled("  sent as it is", theme.dim()));
+    }
+    out
+}
+
+/// What the adapter changed, one line per kind of change (payload pointers).
+pub fn change_lines(a: &Adaptation, theme: Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
     let list = |ps: &[String]| {
         ps.iter()
             .map(|p| {
@@ -469,12 +498,6 @@ fn sent_lines(sent: &Sent, theme: Theme) -> Vec<Line<'static>> {
                 Span::raw(escape(&list(at)).into_owned()),
             ]));
         }
-    }
-    if a.changed() {
-        out.push(Line::styled("  as sent", theme.dim()));
-        out.extend(super::overlay::json_lines(&a.payload, theme, 400));
-    } else {
-        out.push(Line::styled("  sent as it is", theme.dim()));
     }
     out
 }

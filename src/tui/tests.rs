@@ -1340,7 +1340,7 @@ fn lint_list_scrolls_with_its_selection() {
     // Ollama finds something on most nodes of the projection: more rows than a short screen.
     let mut app = lint_app(Profile::Ollama, PLAIN, 80, 24);
     keys(&mut app, "L");
-    let total = super::lint::count(app.view.as_ref().unwrap());
+    let total = super::lint::selectable(app.view.as_ref().unwrap());
     let height = super::lint::list_height(app.size);
     assert!(total + 4 > height, "{total} findings fit in {height} rows");
     keys(&mut app, "G");
@@ -1360,19 +1360,23 @@ fn lint_list_scrolls_with_its_selection() {
     ));
 }
 
-/// The tailored schema's rows come after the last finding and cannot be selected: going to the
-/// last finding brings them into view.
+/// The tailored schema's rows come after the last finding and cannot be selected: going on
+/// from the last finding to the first payload brings them into view.
 #[test]
 fn lint_list_end_shows_the_tailored_schema() {
     let mut app = lint_app(Profile::OpenAiStrict, PLAIN, 100, 16);
     keys(&mut app, "Lg");
     let view = app.view.as_ref().unwrap();
     let rows = super::lint::rows(view).len();
+    let findings = super::lint::count(view);
     let height = super::lint::list_height(app.size);
     assert!(rows > height, "{rows} rows fit in {height}");
     assert!(!screen(&app).contains("Tailored for openai-strict"));
-    keys(&mut app, "G");
+    for _ in 0..findings {
+        keys(&mut app, "j");
+    }
     let text = screen(&app);
+    assert!(text.contains("Payloads sent to openai-strict"), "{text}");
     assert!(text.contains("▸ "), "the selected row is on screen: {text}");
     assert!(
         text.contains("Tailored for openai-strict — accepted — no findings"),
@@ -1382,6 +1386,103 @@ fn lint_list_end_shows_the_tailored_schema() {
         text.contains("nothing to report for openai-strict"),
         "{text}"
     );
+}
+
+/// Selects, in the open lint list, the payload called `name`.
+fn select_sent_payload(app: &mut App, name: &str) {
+    let view = app.view.as_ref().unwrap();
+    let index = view
+        .payloads
+        .iter()
+        .position(|r| r.name() == name)
+        .unwrap_or_else(|| panic!("no payload {name}"));
+    let steps = super::lint::count(view) + index;
+    keys(app, "g");
+    for _ in 0..steps {
+        keys(app, "j");
+    }
+    let view = app.view.as_ref().unwrap();
+    let Some(super::overlay::Overlay::Lint { selected, .. }) = app.overlay.clone() else {
+        panic!("lint list closed");
+    };
+    assert_eq!(super::lint::payload_at(view, selected), Some(index));
+}
+
+/// Under the tailored schema, the lint list shows each payload as the provider is sent it
+/// (values it cannot take as they are go as JSON text or key/value entries), the tailored
+/// schema's verdict, and whether the tool gets it back; Enter opens it in the payload panel.
+#[test]
+fn lint_list_shows_payloads_as_sent_and_back() {
+    let mut app = open("json-value-pydantic.json", PLAIN, 120, 40);
+    keys(&mut app, "pL");
+    // The first payload comes with the heading that counts them all.
+    let first = app.view.as_ref().unwrap().payloads[0].name();
+    select_sent_payload(&mut app, &first);
+    let text = screen(&app);
+    assert!(
+        text.contains("Payloads sent to openai-strict (original, projection → sent): "),
+        "{text}"
+    );
+    assert!(text.contains(", 0 lost, all back exactly"), "{text}");
+    select_sent_payload(&mut app, "valid-nested.json");
+    let text = screen(&app);
+    snap("lint_list_payloads_sent", &text);
+    assert!(
+        text.contains(
+            "▸ ✓✓→✓ accepted             valid-nested.json  · back exactly · adapted: 4 in the provider's form · named valid"
+        ),
+        "{text}"
+    );
+    // The map's entries and the open value's JSON text, as sent.
+    assert!(
+        text.contains(r#""json": "{\"cpu\":[1,2.5,{\"burst\":true}]"#),
+        "{text}"
+    );
+    assert!(text.contains(r#""key": "owner","#), "{text}");
+    assert!(
+        text.contains("back: un-adapted, the tool gets exactly this payload"),
+        "{text}"
+    );
+    key(&mut app, KeyCode::Enter);
+    assert!(app.overlay.is_none());
+    assert_eq!(app.focus, Pane::Payloads);
+    assert_eq!(
+        app.payload_row().map(|r| r.name()).as_deref(),
+        Some("valid-nested.json")
+    );
+}
+
+/// A payload the adapter cannot give back whole (an unknown key dropped from an object strict
+/// mode closes) is said to be, with what the tool gets instead.
+#[test]
+fn lint_list_says_when_a_payload_does_not_come_back_whole() {
+    let mut app = open("nested-union-pydantic-default.json", PLAIN, 120, 40);
+    keys(&mut app, "pL");
+    select_sent_payload(&mut app, "valid-delete-with-unknown-property.json");
+    let text = screen(&app);
+    assert!(
+        text.contains(
+            "valid-delete-with-unknown-property.json  · NOT back exactly · adapted: 1 null for absent"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("unknown keys dropped: /op/force"), "{text}");
+    assert!(
+        text.contains("back: un-adapted, the tool gets something else:"),
+        "{text}"
+    );
+    let view = app.view.as_ref().unwrap();
+    let row = view
+        .payloads
+        .iter()
+        .find(|r| r.name() == "valid-delete-with-unknown-property.json")
+        .unwrap();
+    let sent = &row.sent.as_ref().expect("sent to openai-strict").sent;
+    assert_eq!(
+        sent.returned,
+        json!({"op": {"action": "delete", "user_id": 42}})
+    );
+    assert!(!sent.round_trips);
 }
 
 #[test]
@@ -1466,6 +1567,11 @@ fn export_screenshots() {
     let mut app = open("nested-union-pydantic.json", COLOR, 120, 30);
     keys(&mut app, "pL");
     save("lint-list", &app);
+    // Below the tailored schema, each payload as the provider is sent it, and back.
+    let mut app = open("json-value-pydantic.json", COLOR, 120, 40);
+    keys(&mut app, "pL");
+    select_sent_payload(&mut app, "valid-nested.json");
+    save("lint-payloads-sent", &app);
 
     // What an Ollama model sees of the original and of the projection.
     let mut app = open("nested-union-pydantic.json", COLOR, 160, 45);

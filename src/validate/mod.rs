@@ -57,6 +57,20 @@ fn display_pointer(p: &str) -> String {
     }
 }
 
+/// A payload as the provider a [`Checker`] is tailored for is sent it, and back: what the
+/// adapter makes of it, the tailored schema's verdict on that, and what the tool is given when
+/// the model answers with exactly the adapted payload.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    pub adaptation: Adaptation,
+    /// The tailored schema's verdict on the adapted payload.
+    pub verdict: SideVerdict,
+    /// The adapted payload un-adapted.
+    pub returned: Value,
+    /// `returned` is the payload itself: nothing is lost on the way.
+    pub round_trips: bool,
+}
+
 /// One tool's original and projected schemas, compiled once, for any number of payloads.
 pub struct Checker {
     original: Compiled,
@@ -217,6 +231,22 @@ impl Checker {
     /// What the tailored side's adapter makes of `payload`; `None` when not tailored.
     pub fn adapt(&self, payload: &Value) -> Option<Adaptation> {
         self.tailored.as_ref().map(|(_, a)| a.adapt(payload))
+    }
+
+    /// `payload` sent to the provider and back (see [`Sent`]); `None` when not tailored.
+    pub fn send(&self, payload: &Value) -> Option<Sent> {
+        let (_, adapter) = self.tailored.as_ref()?;
+        let adaptation = adapter.adapt(payload);
+        let verdict = self
+            .projection
+            .verdict(&adaptation.payload, Some(&self.projected.links));
+        let returned = adapter.unadapt(&adaptation.payload);
+        Some(Sent {
+            round_trips: returned == *payload,
+            adaptation,
+            verdict,
+            returned,
+        })
     }
 
     /// The payload the projection side judges.
