@@ -56,6 +56,22 @@ pub fn project_tools(
     parallel::map(tools, |tool| project_tool_linking(tool, options, linking))
 }
 
+/// [`project_tools`], handing the projections to `consume` in the tools' order as they are
+/// made (see [`parallel::map_streamed`]): a caller that writes each out and drops it holds a
+/// few at a time instead of all of them.
+pub fn project_tools_streamed<U>(
+    tools: &[&Tool],
+    options: &Options,
+    linking: Linking,
+    consume: impl FnOnce(&mut dyn Iterator<Item = Result<Projection, ProjectionError>>) -> U,
+) -> U {
+    parallel::map_streamed(
+        tools,
+        |tool| project_tool_linking(tool, options, linking),
+        consume,
+    )
+}
+
 /// What `project --provider` sends: the tool's projection made the way `profile` wants it
 /// (its recursion, see [`projection::tailor::options_for`]) and tailored to it.
 pub fn tailor_tool(

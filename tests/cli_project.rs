@@ -518,10 +518,9 @@ fn cyclic_refs_finish_and_stay_sound() {
     }
 }
 
-#[test]
-fn ref_bomb_fails_fast_naming_the_budget_and_the_chain() {
-    // 40 definitions, each an array of two refs to the next: 2^40 nodes once inlined, from a
-    // few kilobytes of text.
+/// 40 definitions, each an array of two refs to the next: 2^40 nodes once inlined, from a few
+/// kilobytes of text.
+fn ref_bomb_defs() -> serde_json::Map<String, Value> {
     let mut defs = serde_json::Map::new();
     for i in 0..40 {
         let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
@@ -531,6 +530,12 @@ fn ref_bomb_fails_fast_naming_the_budget_and_the_chain() {
         );
     }
     defs.insert("d40".into(), json!({"type": "string"}));
+    defs
+}
+
+#[test]
+fn ref_bomb_fails_fast_naming_the_budget_and_the_chain() {
+    let defs = ref_bomb_defs();
     let schema = json!({
         "type": "object",
         "properties": {"x": {"$ref": "#/$defs/d0"}},
@@ -648,4 +653,89 @@ fn bad_options_exit_2() {
     let run = run_with(&["project", "missing-file.json"], None);
     run.expect_code(2, "missing file");
     assert!(run.error_line().contains("missing-file.json"));
+}
+
+/// Tools project in parallel and their projections are written as they come, but a tool that
+/// fails still leaves stdout empty, and stderr reads as if the tools were made one after the
+/// other: the warnings of the tools before it, its error, nothing after.
+#[test]
+fn a_failing_tool_leaves_stdout_empty_whatever_the_threads() {
+    let warns = |name: String| {
+        json!({"name": name, "inputSchema": {"type": "object",
+            "properties": {"x": {"$ref": "#/$defs/missing"}}}})
+    };
+    let defs = ref_bomb_defs();
+    let bomb = json!({"name": "bomb", "inputSchema": {"type": "object",
+        "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}});
+    let mut tools: Vec<Value> = (0..12).map(|i| warns(format!("before{i}"))).collect();
+    tools.push(bomb);
+    tools.extend((0..12).map(|i| warns(format!("after{i}"))));
+    let manifest = json!({ "tools": tools }).to_string();
+    for threads in ["1", "2", "4"] {
+        let mut cmd = support::cli::command();
+        cmd.args(["project", "-", "--mode", "flat"])
+            .env("SCHEMALENS_THREADS", threads)
+            .write_stdin(manifest.clone());
+        let output = cmd.output().expect("the binary starts");
+        let stderr = String::from_utf8(output.stderr).expect("UTF-8");
+        assert_eq!(output.status.code(), Some(2), "{threads} threads: {stderr}");
+        assert!(output.stdout.is_empty(), "{threads} threads: stdout empty");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 13, "{threads} threads: {stderr}");
+        for (i, line) in lines[..12].iter().enumerate() {
+            assert!(
+                line.starts_with(&format!("warning: tool \"before{i}\": `$ref`")),
+                "{threads} threads, line {i}: {line}"
+            );
+        }
+        assert!(
+            lines[12].starts_with("error:") && lines[12].contains("\"bomb\""),
+            "{threads} threads: {}",
+            lines[12]
+        );
+    }
+}
+
+/// The document written as the projections come is the one written back at once, whatever
+/// the number of threads.
+#[test]
+fn many_tools_are_written_back_in_place_whatever_the_threads() {
+    let tools: Vec<Value> = (0..40)
+        .map(|i| {
+            json!({"name": format!("t{i}"), "description": "d", "inputSchema": {"type": "object",
+                "properties": {"v": {"oneOf": [
+                    {"type": "object", "properties": {"k": {"const": "a"}, "n": {"type": "integer"}}, "required": ["k"]},
+                    {"type": "object", "properties": {"k": {"const": "b"}}, "required": ["k"]}
+                ]}}}, "annotations": {"readOnlyHint": true}})
+        })
+        .collect();
+    let text = json!({ "tools": tools, "nextCursor": "c" }).to_string();
+    let loaded = manifest::load_str(&text, "-", None).expect("loads");
+    let replacements: Vec<(usize, Value)> = loaded
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(i, tool)| {
+            (
+                i,
+                project_tool(tool, &options("flat"))
+                    .expect("projects")
+                    .schema,
+            )
+        })
+        .collect();
+    let expected = serde_json::to_string_pretty(&loaded.with_schemas(&replacements)).unwrap();
+    for threads in ["1", "2", "3"] {
+        let mut cmd = support::cli::command();
+        cmd.args(["project", "-", "--mode", "flat"])
+            .env("SCHEMALENS_THREADS", threads)
+            .write_stdin(text.clone());
+        let output = cmd.output().expect("the binary starts");
+        assert_eq!(output.status.code(), Some(0), "{threads} threads");
+        assert_eq!(
+            String::from_utf8(output.stdout).expect("UTF-8"),
+            format!("{expected}\n"),
+            "{threads} threads"
+        );
+    }
 }

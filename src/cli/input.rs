@@ -43,7 +43,7 @@ pub fn selected(manifest: &Manifest, args: &InputArgs) -> Result<Vec<usize>, Fai
 }
 
 pub fn project(manifest: &Manifest, tool: &Tool, options: &Options) -> Result<Projection, Failure> {
-    projected(manifest, tool, project_tool(tool, options))
+    projected(&manifest.origin, tool, project_tool(tool, options))
 }
 
 /// The selected tools' projections, made in parallel where there are cores. Each is given
@@ -59,13 +59,30 @@ pub fn project_selected<'m>(
     schemalens::project_tools(&tools, options, linking)
         .into_iter()
         .zip(tools)
-        .map(move |(result, tool)| projected(manifest, tool, result))
+        .map(move |(result, tool)| projected(&manifest.origin, tool, result))
+}
+
+/// [`project_selected`] for `tools` of the manifest read from `origin`, handing the
+/// projections to `consume` as they are made (see [`schemalens::project_tools_streamed`]).
+pub fn project_streamed<U>(
+    origin: &str,
+    tools: &[&Tool],
+    options: &Options,
+    linking: Linking,
+    consume: impl FnOnce(&mut dyn Iterator<Item = Result<Projection, Failure>>) -> U,
+) -> U {
+    schemalens::project_tools_streamed(tools, options, linking, |results| {
+        let mut with_context = results
+            .zip(tools)
+            .map(|(result, tool)| projected(origin, tool, result));
+        consume(&mut with_context)
+    })
 }
 
 /// A tool's projection result with the context a user needs to find the failing node, and
 /// the warnings every command gives.
 fn projected(
-    manifest: &Manifest,
+    origin: &str,
     tool: &Tool,
     result: Result<Projection, ProjectionError>,
 ) -> Result<Projection, Failure> {
@@ -77,7 +94,7 @@ fn projected(
             .unwrap_or_default();
         Failure::input(format!(
             "{} (tool {:?}, at {}): {e}",
-            manifest.origin,
+            origin,
             tool.name,
             if at.is_empty() { "/".to_owned() } else { at }
         ))

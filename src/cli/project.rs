@@ -1,10 +1,12 @@
 //! `schemalens project`: the projected schema, in the input's own document shape; with
 //! `--watch`, again after every save.
 
+use std::cell::Cell;
+use std::io::Write;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use schemalens::manifest::{self, Manifest, ManifestFormat, Tool};
+use schemalens::manifest::{self, Manifest, ManifestFormat, Tool, WritebackError};
 use schemalens::projection::{Detail, TraceEntry};
 use schemalens::watch::{ProjectionCache, Target, WatchConfig, WatchEvent, Watcher};
 use schemalens::{Linking, Options, Projection};
@@ -18,24 +20,105 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     }
     let manifest = input::load(&args.input)?;
     let selected = input::selected(&manifest, &args.input)?;
+    let single = writes_schema_alone(&manifest, args);
+    // Each tool's projection is written into the document as it comes and dropped, so only a
+    // few are held at a time (the tools project in parallel, a bounded way ahead).
+    let writeback = manifest.into_writeback(&selected);
+    let order = if single { selected } else { writeback.order() };
+    let tools: Vec<&Tool> = order.iter().map(|i| &writeback.tools[*i]).collect();
     // Tailoring reads the links; the plain projection is only written out.
     let linking = match args.tailor.provider {
         Some(_) => Linking::Build,
         None => Linking::Skip,
     };
-    let mut projected =
-        input::project_selected(&manifest, &selected, &args.projection.options(), linking);
-    // `render` asks for the selected tools in order: the parallel results are taken in turn.
-    let document = render(&manifest, args, |_, _| {
-        projected
-            .next()
-            .expect("one projection per selected tool")
-            .map(Arc::new)
-    })?;
-    drop(projected);
-    drop(manifest);
-    write_pretty(&document);
+    let options = args.projection.options();
+    let released = Cell::new(tools.is_empty());
+    let mut out = HeldStdout::new(&released);
+    input::project_streamed(
+        &writeback.origin,
+        &tools,
+        &options,
+        linking,
+        |projections| {
+            let mut left = tools.len();
+            let mut schema_of = |index: usize| {
+                let tool = &writeback.tools[index];
+                let projection = projections
+                    .next()
+                    .expect("one projection per selected tool")?;
+                left -= 1;
+                // Every warning and error is out once the last tool is made: from here on,
+                // what is written goes straight to stdout.
+                released.set(left == 0);
+                Ok(output_schema(tool, projection, args))
+            };
+            match single {
+                true => {
+                    let schema = schema_of(order[0])?;
+                    // A closed stdout (a pipe to `head`) is not the user's error.
+                    let _ = serde_json::to_writer_pretty(&mut out, &schema);
+                    Ok(())
+                }
+                false => match writeback.write_pretty(&mut out, schema_of) {
+                    Err(WritebackError::Fill(failure)) => Err(failure),
+                    Ok(()) | Err(WritebackError::Io(_)) => Ok(()),
+                },
+            }
+        },
+    )?;
+    released.set(true);
+    let _ = writeln!(out).and_then(|()| out.flush());
     Ok(exit::OK)
+}
+
+/// Whether the output is the one projected schema rather than the document around it.
+fn writes_schema_alone(manifest: &Manifest, args: &ProjectArgs) -> bool {
+    args.input.tool.is_some() || manifest.format == ManifestFormat::BareSchema
+}
+
+/// Standard output that holds back what is written until `released` is set: a tool that fails
+/// to project leaves stdout empty, as when the whole document was made before any of it was
+/// written, and stderr's warnings all come before the document.
+struct HeldStdout<'a> {
+    held: Vec<u8>,
+    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    released: &'a Cell<bool>,
+}
+
+impl<'a> HeldStdout<'a> {
+    fn new(released: &'a Cell<bool>) -> HeldStdout<'a> {
+        HeldStdout {
+            held: Vec::new(),
+            out: std::io::BufWriter::new(std::io::stdout().lock()),
+            released,
+        }
+    }
+
+    fn write_held(&mut self) -> std::io::Result<()> {
+        if !self.held.is_empty() {
+            self.out.write_all(&std::mem::take(&mut self.held))?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for HeldStdout<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.released.get() {
+            self.held.extend_from_slice(buf);
+            return Ok(buf.len());
+        }
+        self.write_held()?;
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.released.get() {
+            self.write_held()?;
+            self.out.flush()?;
+        }
+        Ok(())
+    }
 }
 
 /// Prints the projection of every version of the file that loads and projects, one JSON
@@ -103,17 +186,6 @@ fn watch(args: &ProjectArgs) -> Result<u8, Failure> {
     Ok(exit::OK)
 }
 
-/// What `emit` prints for `document`, written as it is serialized: a large projection is
-/// never held a second time as text.
-fn write_pretty(document: &Value) {
-    use std::io::Write;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let _ = serde_json::to_writer_pretty(&mut out, document)
-        .map_err(std::io::Error::from)
-        .and_then(|()| writeln!(out))
-        .and_then(|()| out.flush());
-}
-
 /// The projected document, with loss warnings on stderr.
 fn render(
     manifest: &Manifest,
@@ -126,20 +198,26 @@ fn render(
     for i in &tools {
         let tool = &manifest.tools[*i];
         let projection = project(tool, &options)?;
-        warn_about_losses(&tool.name, &projection.trace);
         // Unshared (without --watch), the schema is moved out rather than copied.
         let projection = Arc::try_unwrap(projection).unwrap_or_else(|p| (*p).clone());
-        let schema = match args.tailor.provider {
-            Some(profile) => input::tailor(tool, projection, profile).projection.schema,
-            None => projection.schema,
-        };
-        replacements.push((*i, schema));
+        replacements.push((*i, output_schema(tool, projection, args)));
     }
-    let single = args.input.tool.is_some() || manifest.format == ManifestFormat::BareSchema;
-    Ok(match (single, replacements.len()) {
-        (true, 1) => replacements.pop().expect("one replacement").1,
-        _ => manifest.with_schemas_moved(replacements),
-    })
+    Ok(
+        match (writes_schema_alone(manifest, args), replacements.len()) {
+            (true, 1) => replacements.pop().expect("one replacement").1,
+            _ => manifest.with_schemas_moved(replacements),
+        },
+    )
+}
+
+/// The schema written for `tool`: its projection, tailored when `--provider` asks; the loss
+/// warnings on stderr.
+fn output_schema(tool: &Tool, projection: Projection, args: &ProjectArgs) -> Value {
+    warn_about_losses(&tool.name, &projection.trace);
+    match args.tailor.provider {
+        Some(profile) => input::tailor(tool, projection, profile).projection.schema,
+        None => projection.schema,
+    }
 }
 
 /// Places where the projection had to give up information are worth a line on stderr, once

@@ -11,6 +11,7 @@ mod formats;
 mod node;
 mod position;
 mod source;
+mod streamed;
 mod writeback;
 
 pub use error::ManifestError;
@@ -18,6 +19,7 @@ pub use format::{ManifestFormat, ParseFormatError, SchemaDialect};
 pub use formats::empty_parameters;
 pub use position::{Position, Span, TextIndex};
 pub use source::STDIN_ORIGIN;
+pub use streamed::{Writeback, WritebackError};
 
 use serde_json::Value;
 use std::io::Read;

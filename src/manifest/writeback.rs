@@ -48,7 +48,7 @@ fn insert_schema(document: &mut Value, format: ManifestFormat, tool: &Tool, sche
 }
 
 /// The pointer of the object that gets the schema, and the key to put it under.
-fn insertion_point(
+pub(super) fn insertion_point(
     document: &Value,
     format: ManifestFormat,
     tool: &Tool,

@@ -1,0 +1,405 @@
+//! Writing the document back while the projections are being made: each tool's schema is asked
+//! for when the writer reaches its place and dropped once written, so that a manifest of many
+//! tools never holds all of its projections, nor the projected document, at once.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use super::formats::empty_parameters;
+use super::writeback::insertion_point;
+use super::{Manifest, ManifestFormat, Tool};
+use crate::pointer;
+
+/// A manifest taken apart for [`Writeback::write_pretty`]: its tools, and its document without
+/// the parameter schemas that are to be replaced (each tool keeps its own copy in
+/// [`Tool::schema`], so the document does not hold them a second time).
+#[derive(Debug)]
+pub struct Writeback {
+    pub origin: String,
+    pub format: ManifestFormat,
+    pub tools: Vec<Tool>,
+    document: Value,
+    slots: Slot,
+}
+
+/// Where projected schemas go, as a trie of the document's pointer tokens.
+#[derive(Debug, Default)]
+struct Slot {
+    fill: Option<Fill>,
+    children: BTreeMap<String, Slot>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Fill {
+    /// The schema at this place is the tool's.
+    Replace(usize),
+    /// The tool declared no schema: this object gets one under `key` (see
+    /// [`Manifest::with_schemas`]).
+    Insert { tool: usize, key: &'static str },
+}
+
+/// Why [`Writeback::write_pretty`] stopped.
+#[derive(Debug)]
+pub enum WritebackError<E> {
+    /// The schema of a tool could not be made; nothing after it was asked for.
+    Fill(E),
+    Io(std::io::Error),
+}
+
+impl Manifest {
+    /// Takes the manifest apart to write `selected` tools' schemas back as they are made.
+    pub fn into_writeback(self, selected: &[usize]) -> Writeback {
+        let Manifest {
+            origin,
+            format,
+            mut document,
+            tools,
+        } = self;
+        let mut slots = Slot::default();
+        for &index in selected {
+            let Some(tool) = tools.get(index) else {
+                continue;
+            };
+            let (at, fill) = match &tool.schema_pointer {
+                Some(at) => (at.clone(), Fill::Replace(index)),
+                None => match insertion_point(&document, format, tool) {
+                    Some((holder, key)) => (holder, Fill::Insert { tool: index, key }),
+                    None => continue,
+                },
+            };
+            if let Fill::Replace(_) = fill
+                && let Some(schema) = document.pointer_mut(&at)
+            {
+                *schema = Value::Null;
+            }
+            slots.place(&at, fill);
+        }
+        Writeback {
+            origin,
+            format,
+            tools,
+            document,
+            slots,
+        }
+    }
+}
+
+impl Slot {
+    fn place(&mut self, at: &str, fill: Fill) {
+        let mut slot = self;
+        for token in pointer::tokens(at).unwrap_or_default() {
+            slot = slot.children.entry(token).or_default();
+        }
+        slot.fill = Some(fill);
+    }
+}
+
+impl Writeback {
+    /// The selected tools in the order [`Writeback::write_pretty`] asks for their schemas (the
+    /// document's order).
+    pub fn order(&self) -> Vec<usize> {
+        let mut order = Vec::new();
+        visit(&self.document, &self.slots, &mut |fill| {
+            order.push(match fill {
+                Fill::Replace(tool) | Fill::Insert { tool, .. } => tool,
+            })
+        });
+        order
+    }
+
+    /// Writes what `serde_json::to_writer_pretty` writes for [`Manifest::with_schemas`] of the
+    /// selected tools, asking `fill` for each tool's schema (by index, in [`Writeback::order`])
+    /// when the writer reaches its place.
+    pub fn write_pretty<W: Write, E>(
+        &self,
+        out: W,
+        fill: impl FnMut(usize) -> Result<Value, E>,
+    ) -> Result<(), WritebackError<E>> {
+        let filler = RefCell::new(Filler { fill, failed: None });
+        let root = Spliced {
+            value: &self.document,
+            slot: &self.slots,
+            filler: &filler,
+        };
+        let written = serde_json::to_writer_pretty(out, &root);
+        match (written, filler.into_inner().failed) {
+            (_, Some(e)) => Err(WritebackError::Fill(e)),
+            (Err(e), None) => Err(WritebackError::Io(e.into())),
+            (Ok(()), None) => Ok(()),
+        }
+    }
+}
+
+/// The places to fill, in the order the writer reaches them.
+fn visit(value: &Value, slot: &Slot, f: &mut impl FnMut(Fill)) {
+    if let Some(fill) = slot.fill {
+        f(fill);
+        if let Fill::Replace(_) = fill {
+            return;
+        }
+    }
+    if slot.children.is_empty() {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                if let Some(inner) = slot.children.get(key) {
+                    visit(child, inner, f);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(inner) = slot.children.get(&i.to_string()) {
+                    visit(item, inner, f);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+struct Filler<F, E> {
+    fill: F,
+    /// Set when `fill` failed; serialization is then stopped with a stand-in error.
+    failed: Option<E>,
+}
+
+impl<F: FnMut(usize) -> Result<Value, E>, E> Filler<F, E> {
+    fn take(&mut self, tool: usize) -> Option<Value> {
+        match (self.fill)(tool) {
+            Ok(schema) => Some(schema),
+            Err(e) => {
+                self.failed = Some(e);
+                None
+            }
+        }
+    }
+}
+
+/// A document node serialized as `serde_json::Value` serializes it, with the slots below it
+/// filled.
+struct Spliced<'a, F, E> {
+    value: &'a Value,
+    slot: &'a Slot,
+    filler: &'a RefCell<Filler<F, E>>,
+}
+
+impl<F: FnMut(usize) -> Result<Value, E>, E> Spliced<'_, F, E> {
+    fn fill<Er: serde::ser::Error>(&self, tool: usize) -> Result<Value, Er> {
+        self.filler
+            .borrow_mut()
+            .take(tool)
+            .ok_or_else(|| Er::custom("the schema of a tool could not be made"))
+    }
+
+    fn child<'b>(&'b self, value: &'b Value, slot: &'b Slot) -> Spliced<'b, F, E> {
+        Spliced {
+            value,
+            slot,
+            filler: self.filler,
+        }
+    }
+
+    fn serialize_object<S: Serializer>(
+        &self,
+        serializer: S,
+        inserted: Option<(&str, Value)>,
+    ) -> Result<S::Ok, S::Error> {
+        let Value::Object(entries) = self.value else {
+            return self.value.serialize(serializer);
+        };
+        // An existing key keeps its place (as `Map::insert` does); a new one goes last.
+        let appended = inserted
+            .as_ref()
+            .is_some_and(|(key, _)| !entries.contains_key(*key));
+        let mut map = serializer.serialize_map(Some(entries.len() + usize::from(appended)))?;
+        for (key, value) in entries {
+            match (&inserted, self.slot.children.get(key)) {
+                (Some((k, schema)), _) if k == key => map.serialize_entry(key, schema)?,
+                (_, Some(inner)) => map.serialize_entry(key, &self.child(value, inner))?,
+                (_, None) => map.serialize_entry(key, value)?,
+            }
+        }
+        if let (true, Some((key, schema))) = (appended, &inserted) {
+            map.serialize_entry(key, schema)?;
+        }
+        map.end()
+    }
+
+    fn serialize_array<S: Serializer>(
+        &self,
+        serializer: S,
+        items: &[Value],
+    ) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(items.len()))?;
+        for (i, item) in items.iter().enumerate() {
+            match self.slot.children.get(&i.to_string()) {
+                Some(inner) => seq.serialize_element(&self.child(item, inner))?,
+                None => seq.serialize_element(item)?,
+            }
+        }
+        seq.end()
+    }
+}
+
+impl<F: FnMut(usize) -> Result<Value, E>, E> Serialize for Spliced<'_, F, E> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.slot.fill {
+            // Made, written and dropped here: only this tool's projection is held.
+            Some(Fill::Replace(tool)) => self.fill(tool)?.serialize(serializer),
+            Some(Fill::Insert { tool, key }) => {
+                let schema = self.fill(tool)?;
+                // Replacing a missing schema by the stand-in leaves the document as it was.
+                let inserted = (schema != empty_parameters()).then_some((key, schema));
+                self.serialize_object(serializer, inserted)
+            }
+            None if self.slot.children.is_empty() => self.value.serialize(serializer),
+            None => match self.value {
+                Value::Object(_) => self.serialize_object(serializer, None),
+                Value::Array(items) => self.serialize_array(serializer, items),
+                other => other.serialize(serializer),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::load_str;
+
+    /// What the streamed writer writes is what the document written back at once gives.
+    fn same_as_with_schemas(text: &str, schema_for: impl Fn(&Tool) -> Value) {
+        let manifest = load_str(text, "test.json", None).expect("loads");
+        let selected: Vec<usize> = (0..manifest.tools.len()).collect();
+        let replacements: Vec<(usize, Value)> = manifest
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i, schema_for(t)))
+            .collect();
+        let expected =
+            serde_json::to_string_pretty(&manifest.with_schemas(&replacements)).expect("writes");
+        let writeback = manifest.into_writeback(&selected);
+        assert_eq!(writeback.order(), selected);
+        let mut asked = Vec::new();
+        let mut out = Vec::new();
+        writeback
+            .write_pretty(&mut out, |i| {
+                asked.push(i);
+                Ok::<_, ()>(schema_for(&writeback.tools[i]))
+            })
+            .expect("writes");
+        assert_eq!(String::from_utf8(out).expect("UTF-8"), expected);
+        assert_eq!(asked, selected);
+    }
+
+    fn closed(tool: &Tool) -> Value {
+        let mut schema = tool.schema.clone();
+        if let Value::Object(map) = &mut schema {
+            map.insert("additionalProperties".into(), Value::Bool(false));
+        }
+        schema
+    }
+
+    #[test]
+    fn mcp_tools_are_replaced_in_place() {
+        let text = r#"{"tools": [
+            {"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}, "annotations": {}},
+            {"name": "b/c~d", "description": "", "inputSchema": {"type": "object"}},
+            {"name": "e", "inputSchema": {"type": "object", "properties": {}}}
+        ], "nextCursor": "n"}"#;
+        same_as_with_schemas(text, closed);
+        same_as_with_schemas(text, |t| t.schema.clone());
+    }
+
+    #[test]
+    fn a_bare_schema_is_replaced_whole() {
+        same_as_with_schemas(r#"{"type": "object", "title": "T"}"#, closed);
+    }
+
+    #[test]
+    fn tools_without_parameters_get_a_schema_only_when_it_differs() {
+        // OpenAI: Chat Completions (inside `function`) and Responses forms, with and without
+        // parameters; the stand-in schema is left out, a changed one is added last.
+        let text = r#"[
+            {"type": "function", "function": {"name": "a", "description": "d"}},
+            {"type": "function", "name": "b", "strict": false},
+            {"type": "function", "function": {"name": "c", "parameters": {"type": "object"}}}
+        ]"#;
+        same_as_with_schemas(text, closed);
+        same_as_with_schemas(text, |t| t.schema.clone());
+    }
+
+    #[test]
+    fn gemini_declarations_get_theirs_under_the_json_schema_key() {
+        let text = r#"{"tools": [{"functionDeclarations": [
+            {"name": "a", "description": "d"},
+            {"name": "b", "parameters": {"type": "OBJECT", "properties": {}}}
+        ]}]}"#;
+        same_as_with_schemas(text, closed);
+    }
+
+    #[test]
+    fn the_document_does_not_hold_the_replaced_schemas() {
+        let text =
+            r#"{"tools": [{"name": "a", "inputSchema": {"type": "object", "title": "big"}}]}"#;
+        let writeback = load_str(text, "t", None)
+            .expect("loads")
+            .into_writeback(&[0]);
+        assert_eq!(
+            writeback.document.pointer("/tools/0/inputSchema"),
+            Some(&Value::Null)
+        );
+        assert_eq!(writeback.tools[0].schema["title"], "big");
+    }
+
+    #[test]
+    fn a_failing_tool_stops_the_writer_and_nothing_after_it_is_asked_for() {
+        let text = r#"{"tools": [
+            {"name": "a", "inputSchema": {"type": "object"}},
+            {"name": "b", "inputSchema": {"type": "object"}},
+            {"name": "c", "inputSchema": {"type": "object"}}
+        ]}"#;
+        let writeback = load_str(text, "t", None)
+            .expect("loads")
+            .into_writeback(&[0, 1, 2]);
+        let mut asked = Vec::new();
+        let result = writeback.write_pretty(Vec::new(), |i| {
+            asked.push(i);
+            if i == 1 {
+                Err("b fails")
+            } else {
+                Ok(Value::Bool(true))
+            }
+        });
+        assert!(matches!(result, Err(WritebackError::Fill("b fails"))));
+        assert_eq!(asked, vec![0, 1]);
+    }
+
+    #[test]
+    fn unselected_tools_are_written_as_they_were() {
+        let text = r#"{"tools": [
+            {"name": "a", "inputSchema": {"type": "object"}},
+            {"name": "b", "inputSchema": {"type": "object", "title": "kept"}}
+        ]}"#;
+        let manifest = load_str(text, "t", None).expect("loads");
+        let expected =
+            serde_json::to_string_pretty(&manifest.with_schemas(&[(0, Value::Bool(true))]))
+                .expect("writes");
+        let writeback = manifest.into_writeback(&[0]);
+        assert_eq!(writeback.order(), vec![0]);
+        let mut out = Vec::new();
+        writeback
+            .write_pretty(&mut out, |_| Ok::<_, ()>(Value::Bool(true)))
+            .expect("writes");
+        assert_eq!(String::from_utf8(out).expect("UTF-8"), expected);
+    }
+}
