@@ -1,7 +1,7 @@
 //! Loading the manifest named on the command line and choosing its tools.
 
 use schemalens::lint::Profile;
-use schemalens::manifest::{self, Manifest, Tool};
+use schemalens::manifest::{self, Manifest, Tool, Writeback};
 use schemalens::projection::{Detail, Tailored};
 use schemalens::{Linking, Options, Projection, ProjectionError, project_tool};
 
@@ -20,18 +20,37 @@ pub fn load(args: &InputArgs) -> Result<Manifest, Failure> {
     loaded.map_err(|e| Failure::input(e.to_string()))
 }
 
+/// [`load`], for writing each tool's projection back into the document (`project`).
+pub fn load_writeback(args: &InputArgs) -> Result<Writeback, Failure> {
+    let loaded = if args.file.as_os_str() == "-" {
+        Writeback::load_reader(
+            std::io::stdin().lock(),
+            manifest::STDIN_ORIGIN,
+            args.input_format,
+        )
+    } else {
+        Writeback::load_path(&args.file, args.input_format)
+    };
+    loaded.map_err(|e| Failure::input(e.to_string()))
+}
+
 /// Indices of the tools the command works on: all, or the one `--tool` names.
 pub fn selected(manifest: &Manifest, args: &InputArgs) -> Result<Vec<usize>, Failure> {
+    selected_of(&manifest.tools, &manifest.origin, args)
+}
+
+/// [`selected`] among `tools` of the manifest read from `origin`.
+pub fn selected_of(tools: &[Tool], origin: &str, args: &InputArgs) -> Result<Vec<usize>, Failure> {
     let Some(name) = &args.tool else {
-        return Ok((0..manifest.tools.len()).collect());
+        return Ok((0..tools.len()).collect());
     };
-    match manifest.tools.iter().position(|t| &t.name == name) {
+    match tools.iter().position(|t| &t.name == name) {
         Some(i) => Ok(vec![i]),
         None => {
-            let names: Vec<&str> = manifest.tools.iter().map(|t| t.name.as_str()).collect();
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
             Err(Failure::input(format!(
                 "{}: no tool named {name:?}; tools here: {}",
-                manifest.origin,
+                origin,
                 if names.is_empty() {
                     "none".to_owned()
                 } else {

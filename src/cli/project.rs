@@ -18,12 +18,12 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     if args.watch {
         return watch(args);
     }
-    let manifest = input::load(&args.input)?;
-    let selected = input::selected(&manifest, &args.input)?;
-    let single = writes_schema_alone(&manifest, args);
-    // Each tool's projection is written into the document as it comes and dropped, so only a
-    // few are held at a time (the tools project in parallel, a bounded way ahead).
-    let writeback = manifest.into_writeback(&selected);
+    // Each tool's schema is held once (moved out of the document), and each projection is
+    // written into the document as it comes and dropped, so only a few are held at a time
+    // (the tools project in parallel, a bounded way ahead).
+    let writeback = input::load_writeback(&args.input)?;
+    let selected = input::selected_of(&writeback.tools, &writeback.origin, &args.input)?;
+    let single = writes_schema_alone(writeback.format, args);
     let order = if single { selected } else { writeback.order() };
     let tools: Vec<&Tool> = order.iter().map(|i| &writeback.tools[*i]).collect();
     // Tailoring reads the links; the plain projection is only written out.
@@ -72,8 +72,8 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
 }
 
 /// Whether the output is the one projected schema rather than the document around it.
-fn writes_schema_alone(manifest: &Manifest, args: &ProjectArgs) -> bool {
-    args.input.tool.is_some() || manifest.format == ManifestFormat::BareSchema
+fn writes_schema_alone(format: ManifestFormat, args: &ProjectArgs) -> bool {
+    args.input.tool.is_some() || format == ManifestFormat::BareSchema
 }
 
 /// Standard output that holds back what is written until `released` is set: a tool that fails
@@ -203,7 +203,10 @@ fn render(
         replacements.push((*i, output_schema(tool, projection, args)));
     }
     Ok(
-        match (writes_schema_alone(manifest, args), replacements.len()) {
+        match (
+            writes_schema_alone(manifest.format, args),
+            replacements.len(),
+        ) {
             (true, 1) => replacements.pop().expect("one replacement").1,
             _ => manifest.with_schemas_moved(replacements),
         },

@@ -90,18 +90,37 @@ pub fn load_value(
     origin: &str,
     format: Option<ManifestFormat>,
 ) -> Result<Manifest, ManifestError> {
-    let format = match format {
-        Some(format) => format,
-        None => detect::detect(&document).map_err(|e| e.with_origin(origin))?,
-    };
-    let tools =
-        formats::read_tools(format, &document, origin).map_err(|e| e.with_origin(origin))?;
+    let (format, mut tools) = read(&document, origin, format)?;
+    for tool in &mut tools {
+        if let Some(schema) = tool
+            .schema_pointer
+            .as_deref()
+            .and_then(|p| document.pointer(p))
+        {
+            tool.schema = schema.clone();
+        }
+    }
     Ok(Manifest {
         origin: origin.to_owned(),
         format,
         document,
         tools,
     })
+}
+
+/// The document's format and its tools, each without its schema (the caller copies or moves
+/// it out of the document).
+fn read(
+    document: &Value,
+    origin: &str,
+    format: Option<ManifestFormat>,
+) -> Result<(ManifestFormat, Vec<Tool>), ManifestError> {
+    let format = match format {
+        Some(format) => format,
+        None => detect::detect(document).map_err(|e| e.with_origin(origin))?,
+    };
+    let tools = formats::read_tools(format, document, origin).map_err(|e| e.with_origin(origin))?;
+    Ok((format, tools))
 }
 
 impl Manifest {

@@ -4,7 +4,8 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{Read, Write};
+use std::path::Path;
 
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
@@ -12,12 +13,12 @@ use serde_json::Value;
 
 use super::formats::empty_parameters;
 use super::writeback::insertion_point;
-use super::{Manifest, ManifestFormat, Tool};
+use super::{Manifest, ManifestError, ManifestFormat, Tool, source};
 use crate::pointer;
 
 /// A manifest taken apart for [`Writeback::write_pretty`]: its tools, and its document without
-/// the parameter schemas that are to be replaced (each tool keeps its own copy in
-/// [`Tool::schema`], so the document does not hold them a second time).
+/// their parameter schemas (each tool has its own in [`Tool::schema`], so the document does not
+/// hold them a second time).
 #[derive(Debug)]
 pub struct Writeback {
     pub origin: String,
@@ -52,33 +53,16 @@ pub enum WritebackError<E> {
 }
 
 impl Manifest {
-    /// Takes the manifest apart to write `selected` tools' schemas back as they are made.
-    pub fn into_writeback(self, selected: &[usize]) -> Writeback {
+    /// Takes the manifest apart to write every tool's schema back as it is made.
+    pub fn into_writeback(self) -> Writeback {
         let Manifest {
             origin,
             format,
             mut document,
             tools,
         } = self;
-        let mut slots = Slot::default();
-        for &index in selected {
-            let Some(tool) = tools.get(index) else {
-                continue;
-            };
-            let (at, fill) = match &tool.schema_pointer {
-                Some(at) => (at.clone(), Fill::Replace(index)),
-                None => match insertion_point(&document, format, tool) {
-                    Some((holder, key)) => (holder, Fill::Insert { tool: index, key }),
-                    None => continue,
-                },
-            };
-            if let Fill::Replace(_) = fill
-                && let Some(schema) = document.pointer_mut(&at)
-            {
-                *schema = Value::Null;
-            }
-            slots.place(&at, fill);
-        }
+        // The tools have their own copies.
+        let (slots, _) = take_schemas(&mut document, format, &tools);
         Writeback {
             origin,
             format,
@@ -87,6 +71,76 @@ impl Manifest {
             slots,
         }
     }
+}
+
+impl Writeback {
+    /// Reads a manifest file (`-`: standard input) for writing back: each tool's schema is moved
+    /// out of the document rather than copied, so the input is held once.
+    pub fn load_path(
+        path: &Path,
+        format: Option<ManifestFormat>,
+    ) -> Result<Writeback, ManifestError> {
+        let (origin, text) = source::read_path(path)?;
+        Writeback::load_str(text, &origin, format)
+    }
+
+    /// [`Writeback::load_path`] from any reader.
+    pub fn load_reader(
+        reader: impl Read,
+        origin: &str,
+        format: Option<ManifestFormat>,
+    ) -> Result<Writeback, ManifestError> {
+        let text = source::read_all(reader, origin)?;
+        Writeback::load_str(text, origin, format)
+    }
+
+    fn load_str(
+        text: String,
+        origin: &str,
+        format: Option<ManifestFormat>,
+    ) -> Result<Writeback, ManifestError> {
+        let mut document = source::parse_json(&text, origin)?;
+        drop(text);
+        let (format, mut tools) = super::read(&document, origin, format)?;
+        let (slots, taken) = take_schemas(&mut document, format, &tools);
+        for (index, schema) in taken {
+            tools[index].schema = schema;
+        }
+        Ok(Writeback {
+            origin: origin.to_owned(),
+            format,
+            tools,
+            document,
+            slots,
+        })
+    }
+}
+
+/// The places of `tools`' schemas in `document`, and the schemas there, taken out (by tool
+/// index; `null` is left in their place).
+fn take_schemas(
+    document: &mut Value,
+    format: ManifestFormat,
+    tools: &[Tool],
+) -> (Slot, Vec<(usize, Value)>) {
+    let mut slots = Slot::default();
+    let mut taken = Vec::new();
+    for (index, tool) in tools.iter().enumerate() {
+        let (at, fill) = match &tool.schema_pointer {
+            Some(at) => (at.clone(), Fill::Replace(index)),
+            None => match insertion_point(document, format, tool) {
+                Some((holder, key)) => (holder, Fill::Insert { tool: index, key }),
+                None => continue,
+            },
+        };
+        if let Fill::Replace(_) = fill
+            && let Some(schema) = document.pointer_mut(&at)
+        {
+            taken.push((index, std::mem::take(schema)));
+        }
+        slots.place(&at, fill);
+    }
+    (slots, taken)
 }
 
 impl Slot {
@@ -287,7 +341,12 @@ mod tests {
             .collect();
         let expected =
             serde_json::to_string_pretty(&manifest.with_schemas(&replacements)).expect("writes");
-        let writeback = manifest.into_writeback(&selected);
+        let writeback = Writeback::load_reader(text.as_bytes(), "test.json", None).expect("loads");
+        assert_eq!(
+            writeback.tools, manifest.tools,
+            "moved out as the manifest copies them"
+        );
+        assert_eq!(writeback.document, manifest.into_writeback().document);
         assert_eq!(writeback.order(), selected);
         let mut asked = Vec::new();
         let mut out = Vec::new();
@@ -351,9 +410,7 @@ mod tests {
     fn the_document_does_not_hold_the_replaced_schemas() {
         let text =
             r#"{"tools": [{"name": "a", "inputSchema": {"type": "object", "title": "big"}}]}"#;
-        let writeback = load_str(text, "t", None)
-            .expect("loads")
-            .into_writeback(&[0]);
+        let writeback = load_str(text, "t", None).expect("loads").into_writeback();
         assert_eq!(
             writeback.document.pointer("/tools/0/inputSchema"),
             Some(&Value::Null)
@@ -368,9 +425,7 @@ mod tests {
             {"name": "b", "inputSchema": {"type": "object"}},
             {"name": "c", "inputSchema": {"type": "object"}}
         ]}"#;
-        let writeback = load_str(text, "t", None)
-            .expect("loads")
-            .into_writeback(&[0, 1, 2]);
+        let writeback = load_str(text, "t", None).expect("loads").into_writeback();
         let mut asked = Vec::new();
         let result = writeback.write_pretty(Vec::new(), |i| {
             asked.push(i);
@@ -382,24 +437,5 @@ mod tests {
         });
         assert!(matches!(result, Err(WritebackError::Fill("b fails"))));
         assert_eq!(asked, vec![0, 1]);
-    }
-
-    #[test]
-    fn unselected_tools_are_written_as_they_were() {
-        let text = r#"{"tools": [
-            {"name": "a", "inputSchema": {"type": "object"}},
-            {"name": "b", "inputSchema": {"type": "object", "title": "kept"}}
-        ]}"#;
-        let manifest = load_str(text, "t", None).expect("loads");
-        let expected =
-            serde_json::to_string_pretty(&manifest.with_schemas(&[(0, Value::Bool(true))]))
-                .expect("writes");
-        let writeback = manifest.into_writeback(&[0]);
-        assert_eq!(writeback.order(), vec![0]);
-        let mut out = Vec::new();
-        writeback
-            .write_pretty(&mut out, |_| Ok::<_, ()>(Value::Bool(true)))
-            .expect("writes");
-        assert_eq!(String::from_utf8(out).expect("UTF-8"), expected);
     }
 }

@@ -1,14 +1,15 @@
 //! A bare JSON Schema: the document is the one tool's parameter schema.
 
-use super::{Node, SchemaDialect, ShapeError, Tool, read_schema};
+use super::{Node, SchemaDialect, ShapeError, Tool, check_schema};
 use crate::manifest::source::STDIN_ORIGIN;
+use serde_json::Value;
 use std::path::Path;
 
 /// The name of a tool with no name of its own in the document.
 const FALLBACK_NAME: &str = "schema";
 
 pub(super) fn read(root: &Node<'_>, origin: &str) -> Result<Vec<Tool>, ShapeError> {
-    let schema = read_schema(root, SchemaDialect::JsonSchema)?;
+    check_schema(root, SchemaDialect::JsonSchema)?;
     let annotation = |key| root.get_set(key).and_then(|node| node.str_value());
     let name = annotation("title")
         .filter(|title| !title.is_empty())
@@ -18,7 +19,8 @@ pub(super) fn read(root: &Node<'_>, origin: &str) -> Result<Vec<Tool>, ShapeErro
     Ok(vec![Tool {
         name,
         description: annotation("description").map(str::to_owned),
-        schema,
+        // Filled in by the loader.
+        schema: Value::Null,
         schema_pointer: Some(String::new()),
         tool_pointer: String::new(),
         dialect: SchemaDialect::JsonSchema,

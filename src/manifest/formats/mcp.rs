@@ -1,7 +1,7 @@
 //! MCP `tools/list` results, bare or inside a JSON-RPC response.
 
 use super::{
-    Node, SchemaDialect, ShapeError, Tool, ToolSource, build_tool, read_entries, read_schema,
+    Node, SchemaDialect, ShapeError, Tool, ToolSource, build_tool, check_schema, read_entries,
 };
 use crate::manifest::error::quote;
 use serde_json::Value;
@@ -65,7 +65,7 @@ fn read_entry(entry: &Node<'_>) -> Result<Option<Tool>, ShapeError> {
         dialect: SchemaDialect::JsonSchema,
     })?;
     if let Some(output) = entry.get_set("outputSchema") {
-        read_schema(&output, SchemaDialect::JsonSchema)?;
+        check_schema(&output, SchemaDialect::JsonSchema)?;
         tool.output_schema_pointer = Some(output.pointer);
     }
     Ok(Some(tool))

@@ -83,8 +83,13 @@ fn build_tool(source: ToolSource<'_, '_>) -> Result<Tool, ShapeError> {
     let name = fields.required_str("name")?;
     let description = fields.optional_str("description")?;
     let strict = fields.optional_bool("strict")?;
+    // The schema itself is filled in by the loader, which decides whether to copy it out of
+    // the document or move it.
     let (schema, schema_pointer) = match schema {
-        Some(node) => (read_schema(&node, dialect)?, Some(node.pointer)),
+        Some(node) => {
+            check_schema(&node, dialect)?;
+            (Value::Null, Some(node.pointer))
+        }
         None => (empty_parameters(), None),
     };
     Ok(Tool {
@@ -107,12 +112,10 @@ pub(crate) fn is_schema_type_name(name: &str) -> bool {
     TYPES.iter().any(|t| t.eq_ignore_ascii_case(name))
 }
 
-fn read_schema(node: &Node<'_>, dialect: SchemaDialect) -> Result<Value, ShapeError> {
+fn check_schema(node: &Node<'_>, dialect: SchemaDialect) -> Result<(), ShapeError> {
     match (dialect, node.value) {
         // `true`/`false` are complete JSON Schemas; OpenAPI 3.0 has no boolean schemas.
-        (_, Value::Object(_)) | (SchemaDialect::JsonSchema, Value::Bool(_)) => {
-            Ok(node.value.clone())
-        }
+        (_, Value::Object(_)) | (SchemaDialect::JsonSchema, Value::Bool(_)) => Ok(()),
         (SchemaDialect::JsonSchema, _) => Err(node.mismatch("an object or boolean schema")),
         (SchemaDialect::OpenApi30, _) => {
             Err(node.mismatch("an object schema (OpenAPI 3.0 has no boolean schemas)"))
