@@ -182,7 +182,7 @@ impl<'a> Engine<'a> {
             Value::Object(map) => self.object(map, orig, depth)?,
             other => Out::new(other.clone(), true),
         };
-        out.link(vec![orig.to_owned()]);
+        out.link_one(orig);
         Ok(out)
     }
 
@@ -723,7 +723,9 @@ fn finish(value: &Value, notes: Notes, linking: Linking) -> (Vec<TraceEntry>, Li
     let mut links = Links::default();
     let mut trace = Vec::new();
     notes.walk_into(&mut String::new(), &mut |at, kind| match kind {
-        NoteKind::Link(origs) if linking == Linking::Build => links.insert(at.to_owned(), origs),
+        NoteKind::Link(origs) if linking == Linking::Build => {
+            links.insert(at.to_owned(), origs.to_vec())
+        }
         NoteKind::Link(_) => {}
         NoteKind::Trace(t) => trace.push(TraceEntry {
             rule: t.rule,

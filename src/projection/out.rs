@@ -4,15 +4,19 @@
 //! Notes live in a trie keyed by pointer tokens: placing a child under its parent is one push,
 //! whatever the child's size, so deep inlining stays linear.
 
+use std::rc::Rc;
+
 use serde_json::Value;
 
 use super::trace::{Detail, Rule};
 
 /// Every emitted node carries a link note and few carry a trace entry: the entry is boxed so
-/// that a link note stays three words (the notes of a large projection outweigh its schema).
+/// that a link note stays two words (the notes of a large projection outweigh its schema). The
+/// originals are shared: a `$ref` target inlined many times is a copy of one projection, and
+/// its copies' link notes are one allocation, not one per copy.
 #[derive(Debug, Clone)]
 pub(crate) enum NoteKind {
-    Link(Vec<String>),
+    Link(Rc<[String]>),
     Trace(Box<TraceNote>),
 }
 
@@ -130,7 +134,14 @@ impl Out {
     }
 
     pub(crate) fn link(&mut self, originals: Vec<String>) {
-        self.notes.here.push(NoteKind::Link(originals));
+        self.notes.here.push(NoteKind::Link(originals.into()));
+    }
+
+    /// [`Out::link`] to one original, the link every emitted node gets.
+    pub(crate) fn link_one(&mut self, original: &str) {
+        self.notes
+            .here
+            .push(NoteKind::Link(Rc::from([original.to_owned()])));
     }
 
     pub(crate) fn trace(&mut self, rule: Rule, from: Vec<String>, detail: Detail) {
@@ -152,7 +163,7 @@ impl Out {
         let mut out: Vec<String> = Vec::new();
         for kind in &self.notes.here {
             if let NoteKind::Link(origs) = kind {
-                for o in origs {
+                for o in origs.iter() {
                     if !out.contains(o) {
                         out.push(o.clone());
                     }
