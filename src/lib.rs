@@ -56,18 +56,23 @@ pub fn project_tools(
     parallel::map(tools, |tool| project_tool_linking(tool, options, linking))
 }
 
-/// [`project_tools`], handing the projections to `consume` in the tools' order as they are
-/// made (see [`parallel::map_streamed`]): a caller that writes each out and drops it holds a
-/// few at a time instead of all of them.
+/// [`project_tools`] over owned tools, handing each tool back with its projection to
+/// `consume` in the tools' order as they are made (see [`parallel::map_streamed`]). A tool's
+/// schema is dropped once it is projected, so the input shrinks as the projections are taken,
+/// and a caller that writes each projection out and drops it holds a few at a time.
 pub fn project_tools_streamed<U>(
-    tools: &[&Tool],
+    tools: Vec<Tool>,
     options: &Options,
     linking: Linking,
-    consume: impl FnOnce(&mut dyn Iterator<Item = Result<Projection, ProjectionError>>) -> U,
+    consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, Result<Projection, ProjectionError>)>) -> U,
 ) -> U {
     parallel::map_streamed(
         tools,
-        |tool| project_tool_linking(tool, options, linking),
+        |mut tool| {
+            let projection = project_tool_linking(&tool, options, linking);
+            tool.schema = serde_json::Value::Null;
+            (tool, projection)
+        },
         consume,
     )
 }

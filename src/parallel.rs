@@ -63,20 +63,21 @@ where
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// [`map`], with the results handed to `consume` as an iterator, in the items' order, while
-/// the rest are still being computed. At most a few results per thread are computed ahead of
-/// the one `consume` waits for, so a caller that writes each result out and drops it holds a
-/// bounded number of them, however many items there are. Items after the point where
-/// `consume` returns are not computed.
+/// [`map`] over owned items (each handed to `f`, which may drop what it no longer needs),
+/// with the results handed to `consume` as an iterator, in the items' order, while the rest
+/// are still being computed. At most a few results per thread are computed ahead of the one
+/// `consume` waits for, so a caller that writes each result out and drops it holds a bounded
+/// number of them, however many items there are. Items after the point where `consume`
+/// returns are not computed.
 pub fn map_streamed<T, R, F, U>(
-    items: &[T],
+    items: Vec<T>,
     f: F,
     consume: impl FnOnce(&mut dyn Iterator<Item = R>) -> U,
 ) -> U
 where
-    T: Sync,
+    T: Send,
     R: Send,
-    F: Fn(&T) -> R + Sync,
+    F: Fn(T) -> R + Sync,
 {
     map_streamed_on(threads(), items, f, consume)
 }
@@ -87,23 +88,23 @@ const AHEAD_PER_THREAD: usize = 2;
 
 fn map_streamed_on<T, R, F, U>(
     threads: usize,
-    items: &[T],
+    items: Vec<T>,
     f: F,
     consume: impl FnOnce(&mut dyn Iterator<Item = R>) -> U,
 ) -> U
 where
-    T: Sync,
+    T: Send,
     R: Send,
-    F: Fn(&T) -> R + Sync,
+    F: Fn(T) -> R + Sync,
 {
     let workers = threads.min(items.len());
     if workers <= 1 {
-        return consume(&mut items.iter().map(f));
+        return consume(&mut items.into_iter().map(f));
     }
-    let stream = Stream::new(items.len(), workers * AHEAD_PER_THREAD);
+    let stream = Stream::new(items, workers * AHEAD_PER_THREAD);
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| stream.work(items, &f));
+            scope.spawn(|| stream.work(&f));
         }
         let result = consume(&mut stream.results());
         stream.stop();
@@ -112,14 +113,16 @@ where
 }
 
 /// What the workers of [`map_streamed`] and its consumer share.
-struct Stream<R> {
-    state: Mutex<StreamState<R>>,
+struct Stream<T, R> {
+    state: Mutex<StreamState<T, R>>,
     /// Signalled when a result is ready, when one is taken, and on stop.
     changed: Condvar,
     window: usize,
 }
 
-struct StreamState<R> {
+struct StreamState<T, R> {
+    /// Each item until it is handed out.
+    items: Vec<Option<T>>,
     /// The next item to hand out.
     next: usize,
     /// Items already taken by the consumer; `ready[0]` is item `taken`.
@@ -131,10 +134,12 @@ struct StreamState<R> {
     panicked: bool,
 }
 
-impl<R> Stream<R> {
-    fn new(total: usize, window: usize) -> Stream<R> {
+impl<T, R> Stream<T, R> {
+    fn new(items: Vec<T>, window: usize) -> Stream<T, R> {
+        let total = items.len();
         Stream {
             state: Mutex::new(StreamState {
+                items: items.into_iter().map(Some).collect(),
                 next: 0,
                 taken: 0,
                 ready: VecDeque::new(),
@@ -147,13 +152,16 @@ impl<R> Stream<R> {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, StreamState<R>> {
+    fn lock(&self) -> MutexGuard<'_, StreamState<T, R>> {
         self.state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn wait<'a>(&self, guard: MutexGuard<'a, StreamState<R>>) -> MutexGuard<'a, StreamState<R>> {
+    fn wait<'a>(
+        &self,
+        guard: MutexGuard<'a, StreamState<T, R>>,
+    ) -> MutexGuard<'a, StreamState<T, R>> {
         self.changed
             .wait(guard)
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -161,7 +169,7 @@ impl<R> Stream<R> {
 
     /// One worker: takes the next item whenever it is within the window of the one being
     /// waited for, until every item is handed out or the stream stops.
-    fn work<T>(&self, items: &[T], f: &impl Fn(&T) -> R) {
+    fn work(&self, f: &impl Fn(T) -> R) {
         let _flag = PanicFlag(self);
         loop {
             let mut state = self.lock();
@@ -176,8 +184,9 @@ impl<R> Stream<R> {
             }
             let i = state.next;
             state.next += 1;
+            let item = state.items[i].take().expect("each item is handed out once");
             drop(state);
-            let result = f(&items[i]);
+            let result = f(item);
             let mut state = self.lock();
             // An item is taken only once it is ready, so `i` is at or after `taken`.
             let slot = i - state.taken;
@@ -219,9 +228,9 @@ impl<R> Stream<R> {
 
 /// Stops the stream when a worker unwinds, so that the consumer does not wait for a result
 /// that will never come.
-struct PanicFlag<'a, R>(&'a Stream<R>);
+struct PanicFlag<'a, T, R>(&'a Stream<T, R>);
 
-impl<R> Drop for PanicFlag<'_, R> {
+impl<T, R> Drop for PanicFlag<'_, T, R> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             let mut state = self.0.lock();
@@ -264,9 +273,9 @@ mod tests {
         for threads in [1, 2, 4] {
             let out = map_streamed_on(
                 threads,
-                &items,
+                items.clone(),
                 |n| {
-                    let mut x = *n;
+                    let mut x = n;
                     for _ in 0..(n % 7) * 1000 {
                         x = std::hint::black_box(x);
                     }
@@ -284,7 +293,7 @@ mod tests {
         let started = AtomicUsize::new(0);
         map_streamed_on(
             4,
-            &items,
+            items,
             |_| started.fetch_add(1, Ordering::SeqCst),
             |results| {
                 for (taken, _) in results.enumerate() {
@@ -302,10 +311,10 @@ mod tests {
         let started = AtomicUsize::new(0);
         let first = map_streamed_on(
             2,
-            &items,
+            items,
             |n| {
                 started.fetch_add(1, Ordering::SeqCst);
-                *n
+                n
             },
             |results| results.take(3).collect::<Vec<_>>(),
         );
@@ -313,16 +322,18 @@ mod tests {
         assert!(started.load(Ordering::SeqCst) < 100);
     }
 
+    /// The worker's panic ends the scope, which panics in turn once every thread has stopped
+    /// (the consumer is not left waiting for the missing result).
     #[test]
-    #[should_panic(expected = "item 7")]
+    #[should_panic(expected = "a scoped thread panicked")]
     fn a_panicking_item_is_propagated() {
         let items: Vec<usize> = (0..50).collect();
         map_streamed_on(
             2,
-            &items,
+            items,
             |n| {
-                assert!(*n != 7, "item 7");
-                *n
+                assert!(n != 7, "item 7");
+                n
             },
             |results| results.count(),
         );

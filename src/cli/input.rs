@@ -81,19 +81,21 @@ pub fn project_selected<'m>(
         .map(move |(result, tool)| projected(&manifest.origin, tool, result))
 }
 
-/// [`project_selected`] for `tools` of the manifest read from `origin`, handing the
-/// projections to `consume` as they are made (see [`schemalens::project_tools_streamed`]).
+/// [`project_selected`] for `tools` of the manifest read from `origin`, handing each tool (its
+/// schema dropped) and its projection to `consume` as they are made (see
+/// [`schemalens::project_tools_streamed`]).
 pub fn project_streamed<U>(
     origin: &str,
-    tools: &[&Tool],
+    tools: Vec<Tool>,
     options: &Options,
     linking: Linking,
-    consume: impl FnOnce(&mut dyn Iterator<Item = Result<Projection, Failure>>) -> U,
+    consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, Result<Projection, Failure>)>) -> U,
 ) -> U {
     schemalens::project_tools_streamed(tools, options, linking, |results| {
-        let mut with_context = results
-            .zip(tools)
-            .map(|(result, tool)| projected(origin, tool, result));
+        let mut with_context = results.map(|(tool, result)| {
+            let result = projected(origin, &tool, result);
+            (tool, result)
+        });
         consume(&mut with_context)
     })
 }

@@ -21,11 +21,21 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     // Each tool's schema is held once (moved out of the document), and each projection is
     // written into the document as it comes and dropped, so only a few are held at a time
     // (the tools project in parallel, a bounded way ahead).
-    let writeback = input::load_writeback(&args.input)?;
+    let mut writeback = input::load_writeback(&args.input)?;
     let selected = input::selected_of(&writeback.tools, &writeback.origin, &args.input)?;
     let single = writes_schema_alone(writeback.format, args);
     let order = if single { selected } else { writeback.order() };
-    let tools: Vec<&Tool> = order.iter().map(|i| &writeback.tools[*i]).collect();
+    // The tools go to the projection in the order their schemas are written (the writer needs
+    // only the document); a tool left out by `--tool` is dropped here with its schema.
+    let mut loaded: Vec<Option<Tool>> = std::mem::take(&mut writeback.tools)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let tools: Vec<Tool> = order
+        .iter()
+        .filter_map(|i| loaded.get_mut(*i).and_then(Option::take))
+        .collect();
+    drop(loaded);
     // Tailoring reads the links; the plain projection is only written out.
     let linking = match args.tailor.provider {
         Some(_) => Linking::Build,
@@ -34,38 +44,33 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     let options = args.projection.options();
     let released = Cell::new(tools.is_empty());
     let mut out = HeldStdout::new(&released);
-    input::project_streamed(
-        &writeback.origin,
-        &tools,
-        &options,
-        linking,
-        |projections| {
-            let mut left = tools.len();
-            let mut schema_of = |index: usize| {
-                let tool = &writeback.tools[index];
-                let projection = projections
-                    .next()
-                    .expect("one projection per selected tool")?;
-                left -= 1;
-                // Every warning and error is out once the last tool is made: from here on,
-                // what is written goes straight to stdout.
-                released.set(left == 0);
-                Ok(output_schema(tool, projection, args))
-            };
-            match single {
-                true => {
-                    let schema = schema_of(order[0])?;
-                    // A closed stdout (a pipe to `head`) is not the user's error.
-                    let _ = serde_json::to_writer_pretty(&mut out, &schema);
-                    Ok(())
-                }
-                false => match writeback.write_pretty(&mut out, schema_of) {
-                    Err(WritebackError::Fill(failure)) => Err(failure),
-                    Ok(()) | Err(WritebackError::Io(_)) => Ok(()),
-                },
+    let mut left = tools.len();
+    input::project_streamed(&writeback.origin, tools, &options, linking, |projections| {
+        // Asked for in `order`, which is the order the projections come in.
+        let mut schema_of = |_: usize| {
+            let (tool, projection) = projections
+                .next()
+                .expect("one projection per selected tool");
+            let projection = projection?;
+            left -= 1;
+            // Every warning and error is out once the last tool is made: from here on,
+            // what is written goes straight to stdout.
+            released.set(left == 0);
+            Ok(output_schema(&tool, projection, args))
+        };
+        match single {
+            true => {
+                let schema = schema_of(order[0])?;
+                // A closed stdout (a pipe to `head`) is not the user's error.
+                let _ = serde_json::to_writer_pretty(&mut out, &schema);
+                Ok(())
             }
-        },
-    )?;
+            false => match writeback.write_pretty(&mut out, schema_of) {
+                Err(WritebackError::Fill(failure)) => Err(failure),
+                Ok(()) | Err(WritebackError::Io(_)) => Ok(()),
+            },
+        }
+    })?;
     released.set(true);
     let _ = writeln!(out).and_then(|()| out.flush());
     Ok(exit::OK)
