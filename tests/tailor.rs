@@ -187,6 +187,29 @@ fn sample_payloads_are_never_unsound_once_adapted() {
 
 const REPRO: &str = "samples/nested-union-pydantic.json";
 
+/// `project --provider` prints what the library tailors for that provider, recursion included:
+/// openai-strict keeps a recursive model as `$defs` + `$ref` instead of the unrolled default.
+#[test]
+fn project_with_a_provider_uses_the_providers_recursion() {
+    let path = "samples/expression-tree-pydantic.json";
+    let tool = schemalens::manifest::load_path(&support::root().join(path), None)
+        .expect("sample loads")
+        .tools
+        .remove(0);
+    for profile in PROFILES {
+        let r = run(&["project", path, "--provider", profile.name()]);
+        assert_eq!(r.code, Some(0), "{profile}: {}", r.stderr);
+        let expected = schemalens::tailor_tool(&tool, &Options::flat(), profile)
+            .expect("tailors")
+            .projection
+            .schema;
+        let printed: Value = serde_json::from_str(&r.stdout).expect("JSON");
+        assert_eq!(printed, expected, "{profile}");
+        let keeps_refs = r.stdout.contains("\"$ref\"");
+        assert_eq!(keeps_refs, profile == Profile::OpenAiStrict, "{profile}");
+    }
+}
+
 #[test]
 fn project_with_a_provider_prints_the_tailored_schema() {
     let r = run(&["project", REPRO, "--provider", "openai-strict"]);

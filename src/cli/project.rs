@@ -41,7 +41,9 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
         Some(_) => Linking::Build,
         None => Linking::Skip,
     };
-    let options = args.projection.options();
+    // The provider's own way with recursion (openai-strict keeps `$defs`), as `lint`,
+    // `explain` and `--watch` have it.
+    let options = args.projection.options_for(args.tailor.provider);
     let released = Cell::new(tools.is_empty());
     let mut out = HeldStdout::new(&released);
     let mut left = tools.len();
