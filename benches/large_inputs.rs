@@ -27,8 +27,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use schemalens::manifest::{self, ManifestFormat, Tool};
-use schemalens::{Linking, Mode, Options, project_tools};
+use schemalens::manifest::{ManifestFormat, Tool, Writeback};
+use schemalens::{Linking, Mode, Options, project_tools_streamed};
 use serde_json::Value;
 
 /// The binary's allocator, counting live bytes while `COUNTING` is on.
@@ -90,20 +90,34 @@ fn options(mode: Mode) -> Options {
     }
 }
 
-/// What `schemalens project FILE --mode MODE` prints, computed in-process.
+/// What `schemalens project FILE --mode MODE` prints, computed in-process the way the CLI does
+/// it: each tool's schema moved out of the document, the tools projected in parallel a bounded
+/// way ahead, each projection written into the document as it comes and dropped.
 fn project_text(text: &str, origin: &str, options: &Options) -> String {
-    let manifest = manifest::load_str(text, origin, None).expect("bench input loads");
-    let tools: Vec<&Tool> = manifest.tools.iter().collect();
-    let mut schemas: Vec<(usize, Value)> = project_tools(&tools, options, Linking::Skip)
+    let mut writeback =
+        Writeback::load_reader(text.as_bytes(), origin, None).expect("bench input loads");
+    let single = writeback.format == ManifestFormat::BareSchema;
+    let order = if single { vec![0] } else { writeback.order() };
+    let mut loaded: Vec<Option<Tool>> = std::mem::take(&mut writeback.tools)
         .into_iter()
-        .enumerate()
-        .map(|(i, p)| (i, p.expect("bench inputs project").schema))
+        .map(Some)
         .collect();
-    let output = match (manifest.format, schemas.len()) {
-        (ManifestFormat::BareSchema, 1) => schemas.pop().expect("one schema").1,
-        _ => manifest.with_schemas_moved(schemas),
-    };
-    serde_json::to_string_pretty(&output).expect("JSON serializes")
+    let tools: Vec<Tool> = order.iter().filter_map(|i| loaded[*i].take()).collect();
+    let mut out = Vec::new();
+    project_tools_streamed(tools, options, Linking::Skip, |projections| {
+        let mut next = |_: usize| {
+            let (_, projection) = projections.next().expect("one projection per tool");
+            Ok::<_, ()>(projection.expect("bench inputs project").schema)
+        };
+        match single {
+            true => serde_json::to_writer_pretty(&mut out, &next(0).expect("made"))
+                .expect("JSON serializes"),
+            false => writeback
+                .write_pretty(&mut out, next)
+                .expect("JSON serializes"),
+        }
+    });
+    String::from_utf8(out).expect("JSON is UTF-8")
 }
 
 /// serde_json parse + pretty-print of the input and of the projection.
