@@ -39,11 +39,16 @@ pub fn project_tool_linking(
     options: &Options,
     linking: Linking,
 ) -> Result<Projection, ProjectionError> {
+    projection::project_linking(&tool.schema, &in_dialect(tool, options), linking)
+}
+
+/// `options` with the draft the tool's manifest declares, when they name none.
+fn in_dialect(tool: &Tool, options: &Options) -> Options {
     let mut options = options.clone();
     if options.draft.is_none() && tool.dialect == SchemaDialect::OpenApi30 {
         options.draft = Some(schema::Draft::OpenApi30);
     }
-    projection::project_linking(&tool.schema, &options, linking)
+    options
 }
 
 /// [`project_tool_linking`] for each tool, in parallel where the machine has the cores (see
@@ -99,7 +104,10 @@ pub fn tailor_reusing(
     profile: Profile,
     projected: Option<&Projection>,
 ) -> Result<Tailored, ProjectionError> {
-    let reusable = projection::tailor::options_for(profile, options).recursion == options.recursion;
+    // Without a reachable cycle every recursion setting projects the same (tested on every
+    // sample and corpus tool): reprojecting a large tool would only cost time.
+    let reusable = projection::tailor::options_for(profile, options).recursion == options.recursion
+        || !projection::reaches_recursion(&tool.schema, &in_dialect(tool, options));
     match projected {
         Some(projection) if reusable => Ok(projection::tailor(projection.clone(), profile)),
         _ => tailor_tool(tool, options, profile),

@@ -1,6 +1,8 @@
 //! Provider lint: every rule of every profile against a small hand-made schema (with the
 //! provider's own error text where the research notes quote one), the samples, and the CLI.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -1263,39 +1265,10 @@ fn samples_lint_under_every_profile() {
 // Grouping by original node, and the three forms
 // ---------------------------------------------------------------------------------------------
 
-/// A Pydantic-style document whose definitions refer to the next one `fan` times each, `levels`
-/// deep: inlining copies the last definition `fan^(levels-1)` times. Each leaf has what
-/// generators emit by default and OpenAI strict refuses: `Any` (`{}`), a `uri` format, a
-/// `default`, an integer enum, and optional properties of open objects.
+/// The ref-fan reproducer (`tests/support/ref_fan.rs`): the last definition inlined
+/// `fan^(levels-1)` times.
 fn ref_fan(fan: usize, levels: usize) -> Value {
-    let mut defs = serde_json::Map::new();
-    for level in 0..levels {
-        let mut props = serde_json::Map::new();
-        if level + 1 < levels {
-            for k in 0..fan {
-                props.insert(
-                    format!("part{k}"),
-                    json!({"$ref": format!("#/$defs/Level{}", level + 1), "description": format!("Part {k}.")}),
-                );
-            }
-        } else {
-            props.insert(
-                "code".into(),
-                json!({"type": "string", "format": "uri", "default": "x"}),
-            );
-            props.insert("kind".into(), json!({"enum": [1, 2, 3]}));
-            props.insert("extra".into(), json!({}));
-        }
-        defs.insert(
-            format!("Level{level}"),
-            json!({"type": "object", "title": format!("Level{level}"), "properties": props}),
-        );
-    }
-    json!({
-        "type": "object", "title": "Doc",
-        "properties": {"root": {"$ref": "#/$defs/Level0"}}, "required": ["root"],
-        "$defs": defs
-    })
+    support::ref_fan::document(fan, levels, true)
 }
 
 /// The one tool of a bare schema.
@@ -1417,6 +1390,7 @@ fn an_accepted_verdict_counts_the_warnings_left() {
         ],
         adapters: Vec::new(),
         unresolved: Vec::new(),
+        ollama: None,
     };
     assert_eq!(linted.verdict_label(Form::Tailored), "accepted (1 warning)");
     // The other forms answer the question alone: they are not what gets sent.

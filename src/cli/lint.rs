@@ -107,9 +107,9 @@ pub fn run(args: &LintArgs) -> Result<u8, Failure> {
         .iter()
         .zip(report::lint_forms_for(&profiles, &forms))
     {
-        for (k, linted) in per_tool.into_iter().enumerate() {
+        for (k, mut linted) in per_tool.into_iter().enumerate() {
             if *profile == Profile::Ollama {
-                reports[k].ollama = Some(ollama_views(&forms[k]));
+                reports[k].ollama = linted.ollama.take();
             }
             reports[k].profiles.push(linted);
         }
@@ -183,18 +183,6 @@ fn expand(form: &FormLint) -> Vec<Finding> {
             })
         })
         .collect()
-}
-
-/// What Ollama keeps of each form (the tailored one is what `project --provider ollama` sends).
-fn ollama_views(forms: &ToolForms<'_>) -> [Option<OllamaView>; 3] {
-    let projection = forms.projection.ok();
-    let tailored =
-        schemalens::tailor_reusing(forms.tool, forms.options, Profile::Ollama, projection).ok();
-    [
-        Some(lint::ollama_view(&forms.tool.schema)),
-        projection.map(|p| lint::ollama_view(&p.schema)),
-        tailored.map(|t| lint::ollama_view(&t.projection.schema)),
-    ]
 }
 
 /// The `--provider` values, `None` when none were given.

@@ -85,6 +85,13 @@ impl<'a> SchemaCx<'a> {
         self.ollama.get_or_init(|| ollama::view(self.root))
     }
 
+    /// The Ollama view, moved out (a projection's is as large as the projection).
+    pub fn take_ollama(&mut self) -> OllamaView {
+        self.ollama
+            .take()
+            .unwrap_or_else(|| ollama::view(self.root))
+    }
+
     /// The schema holding `at` and the keyword `at` lies under, for locations inside a
     /// keyword's value (`/required`, `/properties/a/exclusiveMinimum`).
     pub fn locate(&self, at: &str) -> (String, Option<String>) {

@@ -195,8 +195,30 @@ pub fn lint_schema(profile: Profile, schema: &Value) -> Vec<Finding> {
 /// Lints the tools of one request, in order; the result has one list per tool. Tool-list rules
 /// (unique names, per-request limits) report on the tool where the problem shows up.
 pub fn lint_tools(profile: Profile, tools: &[Subject<'_>]) -> Vec<Vec<Finding>> {
+    lint_tools_where(profile, tools, |_| true)
+}
+
+/// [`lint_schema`] reduced to the findings of the rules `wanted` picks: the same findings as
+/// filtering the full lint afterwards, without running the other rules (or writing their
+/// messages) on what may be a very large schema. Tailoring asks this for its size limits and
+/// for what Ollama still rejects.
+pub(crate) fn lint_schema_where(
+    profile: Profile,
+    schema: &Value,
+    wanted: impl Fn(&LintRule) -> bool,
+) -> Vec<Finding> {
+    lint_tools_where(profile, &[Subject { name: None, schema }], wanted)
+        .pop()
+        .unwrap_or_default()
+}
+
+fn lint_tools_where(
+    profile: Profile,
+    tools: &[Subject<'_>],
+    wanted: impl Fn(&LintRule) -> bool,
+) -> Vec<Vec<Finding>> {
     let cxs: Vec<SchemaCx<'_>> = tools.iter().map(|t| SchemaCx::new(t.schema)).collect();
-    hits(profile, tools, &cxs)
+    hits(profile, tools, &cxs, &wanted)
         .into_iter()
         .enumerate()
         .map(|(i, list)| {
@@ -236,8 +258,14 @@ impl<'a> Batch<'a> {
         Batch { tools, cxs, links }
     }
 
+    /// What Ollama keeps of tool `i`'s schema, taken from the lint that made it (made here
+    /// otherwise); a later Ollama lint of this batch makes it again.
+    pub(crate) fn take_ollama_view(&mut self, i: usize) -> OllamaView {
+        self.cxs[i].take_ollama()
+    }
+
     pub(crate) fn lint(&self, profile: Profile) -> Vec<Vec<Group>> {
-        hits(profile, &self.tools, &self.cxs)
+        hits(profile, &self.tools, &self.cxs, &|_| true)
             .into_iter()
             .enumerate()
             .map(|(i, list)| {
@@ -250,12 +278,13 @@ impl<'a> Batch<'a> {
     }
 }
 
-/// Every rule's hits on every tool, each tool's sorted (tool-level first, then document order,
-/// then table order).
+/// The hits of the rules `wanted` picks on every tool, each tool's sorted (tool-level first,
+/// then document order, then table order).
 fn hits(
     profile: Profile,
     tools: &[Subject<'_>],
     cxs: &[SchemaCx<'_>],
+    wanted: &dyn Fn(&LintRule) -> bool,
 ) -> Vec<Vec<(SortKey, &'static LintRule, Hit)>> {
     let tool_cxs: Vec<ToolCx<'_>> = tools
         .iter()
@@ -270,17 +299,32 @@ fn hits(
     // (document order of the node, keyword): the order stands for the pointer, uncopied.
     let mut claimed: Vec<HashSet<(usize, String)>> = vec![HashSet::new(); tools.len()];
 
+    let is_presence = |rule: &LintRule| {
+        matches!(
+            rule.applies,
+            Check::Keywords { .. } | Check::KeywordsOutside { .. }
+        )
+    };
+    // An unwanted rule still runs when a wanted presence rule comes after it: the keywords it
+    // claims decide what that rule repeats.
+    let last_claim_reader = profile
+        .rules()
+        .iter()
+        .rposition(|r| wanted(r) && is_presence(r));
     for (rank, rule) in profile.rules().iter().enumerate() {
+        let keep = wanted(rule);
+        if !keep && last_claim_reader.is_none_or(|last| rank > last) {
+            continue;
+        }
         if rule.applies.target() == Target::Tool {
-            for (i, hit) in checks::tool_hits(&rule.applies, &tool_cxs) {
-                keyed[i].push(((false, 0, rank), rule, hit));
+            if keep {
+                for (i, hit) in checks::tool_hits(&rule.applies, &tool_cxs) {
+                    keyed[i].push(((false, 0, rank), rule, hit));
+                }
             }
             continue;
         }
-        let presence = matches!(
-            rule.applies,
-            Check::Keywords { .. } | Check::KeywordsOutside { .. }
-        );
+        let presence = is_presence(rule);
         for (i, cx) in cxs.iter().enumerate() {
             for hit in checks::schema_hits(&rule.applies, cx) {
                 let order = cx.order(&hit.pointer);
@@ -293,7 +337,9 @@ fn hits(
                         continue;
                     }
                 }
-                keyed[i].push(((true, order, rank), rule, hit));
+                if keep {
+                    keyed[i].push(((true, order, rank), rule, hit));
+                }
             }
         }
     }

@@ -2,12 +2,14 @@
 //! original schema, its projection, and the tailored schema (what `project --provider` sends)?
 //! Then the findings behind each answer, grouped by the original node they come from.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Batch, Group, Placed, Profile, Severity, Subject, place_by_origin};
+use super::{Batch, Group, OllamaView, Placed, Profile, Severity, Subject, place_by_origin};
 use crate::manifest::Tool;
-use crate::projection::{Adapter, Options, Projection, Tailored, Unresolved};
+use crate::projection::{Adapter, Links, Options, Projection, Tailored, Unresolved};
 
 /// The three schemas a user could send for one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -130,6 +132,10 @@ pub struct ProfileLint {
     /// What tailoring could not fix, with the rule that still fires, one entry per original
     /// node.
     pub unresolved: Vec<Placed<Unresolved>>,
+    /// For the Ollama profile: what Ollama keeps of each form (original, projection, tailored;
+    /// `None` where there is no such schema). The lint reads these views anyway; a caller that
+    /// shows them need not make them again on a large projection.
+    pub ollama: Option<[Option<OllamaView>; 3]>,
 }
 
 impl ProfileLint {
@@ -206,7 +212,7 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
         .iter()
         .filter_map(|t| t.projection.ok().map(|p| (t, p)))
         .collect();
-    let projections = Batch::new(
+    let mut projections = Batch::new(
         present
             .iter()
             .map(|(t, p)| subject(t.name, &p.schema))
@@ -221,23 +227,93 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
         .map(|&profile| {
             // Exactly what `project --provider` sends, reusing the projection when the
             // provider's is the same.
-            let tailored: Vec<Result<Tailored, String>> = crate::parallel::map(tools, |t| {
-                crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok())
-                    .map_err(|e| e.to_string())
-            });
+            let tailored: Vec<Result<TailoredForm<'_>, String>> =
+                crate::parallel::map(tools, |t| tailored_form(t, profile));
             let original = originals.lint(profile);
             let projected = projections.lint(profile);
             let tailored_groups = lint_tailored(profile, tools, &tailored, &projected);
-            assemble(
+            let views = (profile == Profile::Ollama)
+                .then(|| ollama_views(tools, &mut projections, &tailored));
+            let mut linted = assemble(
                 profile,
                 tools,
                 original,
                 projected,
                 tailored_groups,
                 tailored,
-            )
+            );
+            for (lint, views) in linted.iter_mut().zip(views.into_iter().flatten()) {
+                lint.ollama = Some(views);
+            }
+            linted
         })
         .collect()
+}
+
+/// What Ollama keeps of each tool's three forms. The projections' views are taken from their
+/// lint, which made them; a tailored schema equal to its projection shares that view.
+fn ollama_views(
+    tools: &[ToolForms<'_>],
+    projections: &mut Batch<'_>,
+    tailored: &[Result<TailoredForm<'_>, String>],
+) -> Vec<[Option<OllamaView>; 3]> {
+    let mut present = 0;
+    tools
+        .iter()
+        .zip(tailored)
+        .map(|(t, x)| {
+            let projection = t.projection.ok().map(|p| {
+                present += 1;
+                (p, projections.take_ollama_view(present - 1))
+            });
+            let tailored = x.as_ref().ok().map(|x| match (x, &projection) {
+                (TailoredForm::Same { .. }, Some((_, view))) => view.clone(),
+                (x, Some((p, view))) if x.projection().schema == p.schema => view.clone(),
+                (x, _) => super::ollama_view(&x.projection().schema),
+            });
+            [
+                Some(super::ollama_view(t.original())),
+                projection.map(|(_, view)| view),
+                tailored,
+            ]
+        })
+        .collect()
+}
+
+/// One tool's tailored schema: its own, or the projection itself where the profile leaves
+/// that unchanged (a large projection is then not copied).
+enum TailoredForm<'a> {
+    Own(Tailored),
+    Same {
+        projection: &'a Projection,
+        unresolved: Vec<Unresolved>,
+    },
+}
+
+impl TailoredForm<'_> {
+    fn projection(&self) -> &Projection {
+        match self {
+            TailoredForm::Own(x) => &x.projection,
+            TailoredForm::Same { projection, .. } => projection,
+        }
+    }
+}
+
+/// Exactly what `project --provider` sends, reusing the projection when the provider's is the
+/// same.
+fn tailored_form<'a>(t: &ToolForms<'a>, profile: Profile) -> Result<TailoredForm<'a>, String> {
+    let reusable = crate::projection::tailor::preferred_recursion(profile).is_none();
+    if let (true, Ok(projection)) = (reusable, t.projection)
+        && let Some(unresolved) = crate::projection::tailor::unchanged_by(profile, projection)
+    {
+        return Ok(TailoredForm::Same {
+            projection,
+            unresolved,
+        });
+    }
+    crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok())
+        .map(TailoredForm::Own)
+        .map_err(|e| e.to_string())
 }
 
 /// The tailored schemas' groups, one list per tool that has one (`None` for the others).
@@ -245,7 +321,7 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
 fn lint_tailored(
     profile: Profile,
     tools: &[ToolForms<'_>],
-    tailored: &[Result<Tailored, String>],
+    tailored: &[Result<TailoredForm<'_>, String>],
     projected: &[Vec<Group>],
 ) -> Vec<Option<Vec<Group>>> {
     // Most profiles change nothing in most projections: then the lint is the same.
@@ -253,7 +329,8 @@ fn lint_tailored(
         .iter()
         .zip(tailored)
         .all(|(t, x)| match (t.projection, x) {
-            (Ok(p), Ok(x)) => x.projection.schema == p.schema,
+            (Ok(_), Ok(TailoredForm::Same { .. })) => true,
+            (Ok(p), Ok(x)) => x.projection().schema == p.schema,
             (Err(_), Err(_)) => true,
             _ => false,
         });
@@ -264,19 +341,19 @@ fn lint_tailored(
             .map(|t| t.projection.ok().and_then(|_| projected.next().cloned()))
             .collect();
     }
-    let present: Vec<(&ToolForms<'_>, &Tailored)> = tools
+    let present: Vec<(&ToolForms<'_>, &Projection)> = tools
         .iter()
         .zip(tailored)
-        .filter_map(|(t, x)| x.as_ref().ok().map(|x| (t, x)))
+        .filter_map(|(t, x)| x.as_ref().ok().map(|x| (t, x.projection())))
         .collect();
     let mut groups = Batch::new(
         present
             .iter()
-            .map(|(t, x)| subject(t.name, &x.projection.schema))
+            .map(|(t, x)| subject(t.name, &x.schema))
             .collect(),
         present
             .iter()
-            .map(|(t, x)| Some((&x.projection.links, t.original())))
+            .map(|(t, x)| Some((&x.links, t.original())))
             .collect(),
     )
     .lint(profile)
@@ -299,7 +376,7 @@ fn assemble(
     original: Vec<Vec<Group>>,
     projected: Vec<Vec<Group>>,
     tailored_groups: Vec<Option<Vec<Group>>>,
-    tailored: Vec<Result<Tailored, String>>,
+    tailored: Vec<Result<TailoredForm<'_>, String>>,
 ) -> Vec<ProfileLint> {
     let mut original = original.into_iter();
     let mut projected = projected.into_iter();
@@ -319,16 +396,25 @@ fn assemble(
             };
             let (adapters, unresolved, why_not) = match x {
                 Ok(x) => {
-                    let links = &x.projection.links;
+                    let (adapters, unresolved, links) = match x {
+                        TailoredForm::Own(x) => {
+                            (x.adapters, x.unresolved, Cow::Owned(x.projection.links))
+                        }
+                        TailoredForm::Same {
+                            projection,
+                            unresolved,
+                        } => (Vec::new(), unresolved, Cow::Borrowed(&projection.links)),
+                    };
+                    let links: &Links = &links;
                     let adapters = place_by_origin(
-                        x.adapters,
+                        adapters,
                         Adapter::at,
                         |a| without_place(a, "at"),
                         links,
                         tool.original(),
                     );
                     let unresolved = place_by_origin(
-                        x.unresolved,
+                        unresolved,
                         |u| u.pointer.as_str(),
                         |u| without_place(u, "pointer"),
                         links,
@@ -347,6 +433,7 @@ fn assemble(
                 ],
                 adapters,
                 unresolved,
+                ollama: None,
             }
         })
         .collect()

@@ -214,3 +214,67 @@ fn draft_2020_errors_point_at_the_schema_and_keyword() {
     assert_eq!(findings[0].pointer, "/properties/n");
     assert_eq!(findings[0].keyword.as_deref(), Some("exclusiveMinimum"));
 }
+
+/// Each sample schema, for the tests that run every profile over real shapes.
+fn sample_schemas() -> Vec<serde_json::Value> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let manifest = crate::manifest::load_path(&path, None).unwrap();
+        out.extend(manifest.tools.into_iter().map(|t| t.schema));
+    }
+    out
+}
+
+#[test]
+fn a_rule_filter_gives_the_full_lint_filtered() {
+    // A keyword claimed by an earlier rule is not repeated by a catch-all list: a filter that
+    // keeps only the list must still let the earlier rule claim it.
+    let claimed = json!({
+        "type": "object",
+        "properties": {"a": {"type": "string", "format": "uri", "oneOf": [{"minLength": 1}]}},
+        "discriminator": {"propertyName": "a"}
+    });
+    let mut schemas = sample_schemas();
+    schemas.push(claimed);
+    type Filter = Box<dyn Fn(&LintRule) -> bool>;
+    let filters: Vec<(&str, Filter)> = vec![
+        (
+            "limits",
+            Box::new(|r: &LintRule| r.id.starts_with("limit-")),
+        ),
+        (
+            "errors",
+            Box::new(|r: &LintRule| r.severity == Severity::Error),
+        ),
+        (
+            "presence lists",
+            Box::new(|r: &LintRule| {
+                matches!(
+                    r.applies,
+                    Check::Keywords { .. } | Check::KeywordsOutside { .. }
+                )
+            }),
+        ),
+    ];
+    let mut compared = 0;
+    for schema in &schemas {
+        for profile in Profile::ALL {
+            let full = lint_schema(profile, schema);
+            for (what, wanted) in &filters {
+                let expected: Vec<&Finding> = full
+                    .iter()
+                    .filter(|f| wanted(profile.rule(f.rule).unwrap()))
+                    .collect();
+                let got = lint_schema_where(profile, schema, wanted);
+                assert_eq!(got.iter().collect::<Vec<_>>(), expected, "{profile} {what}");
+                compared += got.len();
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} findings compared");
+}

@@ -105,6 +105,11 @@ impl<'a> Engine<'a> {
         Engine { linking, ..self }
     }
 
+    /// See [`super::reaches_recursion`].
+    pub(crate) fn reaches_recursion(&self) -> bool {
+        self.graph.has_cycles()
+    }
+
     pub(crate) fn run(self) -> Result<Projection, ProjectionError> {
         self.run_counted().map(|(projection, _)| projection)
     }

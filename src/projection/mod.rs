@@ -238,6 +238,14 @@ pub fn project(schema: &Value, options: &Options) -> Result<Projection, Projecti
     project_linking(schema, options, Linking::Build)
 }
 
+/// Whether the walk of `schema` can reach a `$ref` cycle. Without one, the [`Recursion`]
+/// setting changes nothing: every setting projects the same schema, trace and links, so a
+/// caller holding one projection need not make another. Costs the size of `schema`, not of its
+/// projection.
+pub fn reaches_recursion(schema: &Value, options: &Options) -> bool {
+    engine::Engine::new(schema, options).reaches_recursion()
+}
+
 /// [`project`], with or without the links.
 pub fn project_linking(
     schema: &Value,

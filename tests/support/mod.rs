@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod mcp;
+pub mod ref_fan;
 
 use std::path::{Path, PathBuf};
 

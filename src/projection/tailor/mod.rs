@@ -256,6 +256,13 @@ pub fn tailor_with(projection: Projection, profile: Profile, options: TailorOpti
     rewrite::run(projection, profile, options)
 }
 
+/// When tailoring for `profile` would return `projection` as it is (the profile only checks
+/// the root), what it would leave unresolved; `None` when it rewrites. Lets a caller that keeps
+/// the projection skip copying it.
+pub fn unchanged_by(profile: Profile, projection: &Projection) -> Option<Vec<Unresolved>> {
+    rewrite::unchanged_by(profile, projection)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The tables
 

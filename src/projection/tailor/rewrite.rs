@@ -104,12 +104,7 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
     let table = steps(profile);
     // A table that only looks at the root rewrites nothing: walking a large projection to copy
     // it node by node would only cost time.
-    if profile != Profile::Gemini && table.iter().all(|s| *s == Step::RootObject) {
-        let unresolved = {
-            let mut t = Walk::new(&projection, profile, options);
-            t.root_checks(&projection.schema);
-            t.unresolved
-        };
+    if let Some(unresolved) = unchanged_by(profile, &projection) {
         return Tailored {
             projection,
             profile,
@@ -172,21 +167,30 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
     }
 }
 
+/// What tailoring for `profile` leaves unresolved in `projection`, when it would leave the
+/// projection itself as it is (the profile's steps only look at the root); `None` when it
+/// rewrites. Costs nothing near the projection's size.
+pub(super) fn unchanged_by(profile: Profile, projection: &Projection) -> Option<Vec<Unresolved>> {
+    let root_only = steps(profile).iter().all(|s| *s == Step::RootObject);
+    (profile != Profile::Gemini && root_only).then(|| root_problems(&projection.schema))
+}
+
 /// Ollama drops what its Go structs have no field for (a map's value schema, say) whatever the
 /// schema says, so every error its lint still finds is beyond tailoring: listed, not hidden.
 fn beyond_any_rewrite(schema: &Value) -> Vec<Unresolved> {
-    crate::lint::lint_schema(Profile::Ollama, schema)
-        .into_iter()
-        .filter(|f| f.is_error())
-        .map(|f| Unresolved {
-            pointer: f.pointer,
-            rule: f.rule,
-            why: format!(
-                "{} No rewrite of the schema changes what Ollama reads.",
-                f.message
-            ),
-        })
-        .collect()
+    crate::lint::lint_schema_where(Profile::Ollama, schema, |r| {
+        r.severity == crate::lint::Severity::Error
+    })
+    .into_iter()
+    .map(|f| Unresolved {
+        pointer: f.pointer,
+        rule: f.rule,
+        why: format!(
+            "{} No rewrite of the schema changes what Ollama reads.",
+            f.message
+        ),
+    })
+    .collect()
 }
 
 /// Where a projection pointer's node sits now: its own new place, else its nearest ancestor's
@@ -348,6 +352,40 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// Why the provider still refuses the root as a tool's parameters: not one plain object.
+fn root_problems(root: &Value) -> Vec<Unresolved> {
+    let problem = |rule: &'static str, why: String| Unresolved {
+        pointer: String::new(),
+        rule,
+        why,
+    };
+    let Some(m) = root.as_object() else {
+        return vec![problem(
+            "root-type",
+            format!("the root is {root}, not an object schema"),
+        )];
+    };
+    let mut out = Vec::new();
+    for k in ["anyOf", "oneOf", "allOf", "enum", "not"] {
+        if m.contains_key(k) {
+            out.push(problem(
+                "root-union",
+                format!("`{k}` at the root: the provider wants one object; a union flat mode could not merge stays a union"),
+            ));
+        }
+    }
+    if m.get("type") != Some(&json!("object")) {
+        out.push(problem(
+            "root-type",
+            format!(
+                "the root `type` is {}, not \"object\"; adding it would reject what the original accepts",
+                m.get("type").map_or("missing".to_owned(), Value::to_string)
+            ),
+        ));
+    }
+    out
+}
+
 /// `$ref: "#"` (the root) → `target`, for a root that moved down.
 fn retarget_root_refs(v: &mut Value, target: &str) {
     match v {
@@ -370,6 +408,17 @@ fn in_place_keys() -> impl Iterator<Item = &'static str> {
         .filter(|k| k.in_place)
         .map(|k| k.name)
         .chain(["$ref", "$dynamicRef"])
+}
+
+/// The keywords [`Walk::guards`] compares before and after the steps, as they were before: a
+/// copy of these, not of the node's whole subtree.
+fn guarded(m: &Map<String, Value>) -> Map<String, Value> {
+    m.iter()
+        .filter(|(k, _)| {
+            matches!(k.as_str(), "not" | "if" | "contains") || in_place_keys().any(|i| i == *k)
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// Object keywords that make a parent constrain the same object as its union alternatives.
@@ -470,6 +519,11 @@ impl Walk<'_> {
 
     /// Tailors the node found at `from` in the projection, to be placed at `out`.
     fn node(&mut self, schema: &Value, from: &str, out: &str) -> Value {
+        self.node_owned(schema.clone(), from, out)
+    }
+
+    /// [`Walk::node`] on a copy the caller hands over: its subtrees are moved, not copied.
+    fn node_owned(&mut self, schema: Value, from: &str, out: &str) -> Value {
         let position = std::mem::replace(&mut self.position, Position::Other);
         let beside_arrays = std::mem::take(&mut self.beside_arrays) || self.among_arrays;
         let beside_strings = std::mem::take(&mut self.beside_strings) || self.among_strings;
@@ -482,20 +536,19 @@ impl Walk<'_> {
         self.renames.insert(from.to_owned(), out.to_owned());
         self.links.insert(out.to_owned(), self.originals(from));
         // `true` accepts anything, like `{}`: carried the same way where the provider needs it.
-        let anything = Value::Object(Map::new());
-        let schema = if schema == &Value::Bool(true)
+        let schema = if schema == Value::Bool(true)
             && position == Position::Value
             && self.stand_ins().is_some()
         {
-            &anything
+            Value::Object(Map::new())
         } else {
             schema
         };
-        let Some(m) = schema.as_object() else {
-            return schema.clone();
+        let Value::Object(m) = schema else {
+            return schema;
         };
-        let input = m;
-        let m = m.clone();
+        let input = guarded(&m);
+        let input = &input;
         let was_shared = self.shared;
         let was_among_arrays = std::mem::replace(&mut self.among_arrays, beside_arrays);
         let was_among_strings = std::mem::replace(&mut self.among_strings, beside_strings);
@@ -650,10 +703,12 @@ impl Walk<'_> {
                     };
                     let names: Vec<String> = members.keys().cloned().collect();
                     for name in names {
-                        let child = &members[&name];
-                        if key == "dependencies" && !child.is_object() {
+                        if key == "dependencies" && !members[&name].is_object() {
                             continue;
                         }
+                        // Moved out and back in tailored: copying every subtree at every level
+                        // would cost the projection's size times its depth.
+                        let child = std::mem::take(&mut members[&name]);
                         let source = match (key.as_str(), self.renamed.get(out)) {
                             ("properties", Some(names)) => names.get(&name).unwrap_or(&name),
                             _ => &name,
@@ -670,8 +725,11 @@ impl Walk<'_> {
                             Some(plan @ (NullForm::Wrapped | NullForm::Marked)) => {
                                 let any_of = pointer::push(&child_out, "anyOf");
                                 self.position = Position::under(&key);
-                                let inner =
-                                    self.node(child, &child_from, &pointer::push_index(&any_of, 0));
+                                let inner = self.node_owned(
+                                    child,
+                                    &child_from,
+                                    &pointer::push_index(&any_of, 0),
+                                );
                                 self.links.insert(
                                     pointer::push_index(&any_of, 1),
                                     self.originals(&child_from),
@@ -689,7 +747,7 @@ impl Walk<'_> {
                             }
                             _ => {
                                 self.position = Position::under(&key);
-                                self.node(child, &child_from, &child_out)
+                                self.node_owned(child, &child_from, &child_out)
                             }
                         };
                         members.insert(name, done);
@@ -699,8 +757,8 @@ impl Walk<'_> {
                     if let Value::Array(list) = value {
                         for (i, child) in list.iter_mut().enumerate() {
                             self.position = Position::under(&key);
-                            *child = self.node(
-                                child,
+                            *child = self.node_owned(
+                                std::mem::take(child),
                                 &pointer::push_index(&from_k, i),
                                 &pointer::push_index(&out_k, i),
                             );
@@ -710,7 +768,7 @@ impl Walk<'_> {
                             self.conjoined.insert(out_k.clone());
                         }
                         self.position = Position::under(&key);
-                        *value = self.node(value, &from_k, &out_k);
+                        *value = self.node_owned(std::mem::take(value), &from_k, &out_k);
                     }
                 }
                 Some(Slot::Array) => {
@@ -757,7 +815,11 @@ impl Walk<'_> {
                             self.carrier_key = carrier;
                             self.beside_arrays = beside_arrays[i];
                             self.beside_strings = beside_strings[i];
-                            *child = self.node(child, &pointer::push_index(&from_k, i), &child_out);
+                            *child = self.node_owned(
+                                std::mem::take(child),
+                                &pointer::push_index(&from_k, i),
+                                &child_out,
+                            );
                         }
                     }
                 }
@@ -936,13 +998,17 @@ impl Walk<'_> {
                 for (i, b) in branches.into_iter().enumerate() {
                     // Each alternative stands for the same projection node; its children keep
                     // their projection pointers, so they are found and linked as usual.
-                    done.push(self.node(&Value::Object(b), from, &pointer::push_index(&any_of, i)));
+                    done.push(self.node_owned(
+                        Value::Object(b),
+                        from,
+                        &pointer::push_index(&any_of, i),
+                    ));
                 }
                 self.renames.insert(from.to_owned(), out.to_owned());
                 let mut top_value = Value::Object(top);
                 if let Value::Object(t) = &mut top_value {
                     // Annotations and type-independent keywords stay on the node itself.
-                    let tailored = self.node(&Value::Object(std::mem::take(t)), from, out);
+                    let tailored = self.node_owned(Value::Object(std::mem::take(t)), from, out);
                     if let Value::Object(tm) = tailored {
                         *t = tm;
                     }
@@ -1574,42 +1640,15 @@ impl Walk<'_> {
     // Reports
 
     fn root_checks(&mut self, root: &Value) {
-        let Some(m) = root.as_object() else {
-            self.unresolved(
-                "",
-                "root-type",
-                format!("the root is {root}, not an object schema"),
-            );
-            return;
-        };
-        for k in ["anyOf", "oneOf", "allOf", "enum", "not"] {
-            if m.contains_key(k) {
-                self.unresolved(
-                    "",
-                    "root-union",
-                    format!("`{k}` at the root: the provider wants one object; a union flat mode could not merge stays a union"),
-                );
-            }
-        }
-        if m.get("type") != Some(&json!("object")) {
-            self.unresolved(
-                "",
-                "root-type",
-                format!(
-                    "the root `type` is {}, not \"object\"; adding it would reject what the original accepts",
-                    m.get("type").map_or("missing".to_owned(), Value::to_string)
-                ),
-            );
-        }
+        self.unresolved.extend(root_problems(root));
     }
 
     /// Size limits no rewrite here brings down (a schema this large needs splitting, or
     /// subtrees sent as JSON text by hand): reported with the lint's own count.
     fn limits(&mut self, schema: &Value) {
-        for f in crate::lint::lint_schema(self.profile, schema) {
-            if f.rule.starts_with("limit-") {
-                self.unresolved(&f.pointer, f.rule, f.message);
-            }
+        let is_limit = |r: &crate::lint::LintRule| r.id.starts_with("limit-");
+        for f in crate::lint::lint_schema_where(self.profile, schema, is_limit) {
+            self.unresolved(&f.pointer, f.rule, f.message);
         }
     }
 
