@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::schema::graph::strongly_connected;
 use crate::schema::resolve::{RefIndex, Unresolved};
-use crate::schema::walk::children;
+use crate::schema::walk::{Child, children_into};
 use crate::schema::{Draft, Position};
 
 pub(crate) type TargetId = u32;
@@ -267,17 +267,29 @@ impl Builder<'_> {
     /// The body of the schema at `ptr`, iteratively (the document may be deep). Nodes are
     /// visited depth first, so each union's alternatives form one run of the visiting order,
     /// bracketed by its `Enter` and `Leave` marks.
+    ///
+    /// One pointer buffer serves the whole walk: a node's pointer is its parent's (still at
+    /// the front of the buffer, as nodes are visited depth first) plus its own tokens.
     fn body(&mut self, graph: &mut RefGraph, schema: &Value, ptr: &str) -> Body {
         enum Step<'v> {
-            Node(&'v Value, String),
+            /// A node, the length of its parent's pointer, and how it sits in its parent.
+            Node(&'v Value, usize, Option<Child<'v>>),
             Enter(usize),
             Leave(usize),
         }
         let mut body = Body::default();
-        let mut stack = vec![Step::Node(schema, ptr.to_owned())];
+        let mut at = ptr.to_owned();
+        let mut stack = vec![Step::Node(schema, at.len(), None)];
+        let mut kids = Vec::new();
         while let Some(step) = stack.pop() {
-            let (node, at) = match step {
-                Step::Node(node, at) => (node, at),
+            let node = match step {
+                Step::Node(node, parent, child) => {
+                    at.truncate(parent);
+                    if let Some(child) = child {
+                        child.push_tokens(&mut at);
+                    }
+                    node
+                }
                 Step::Enter(u) => {
                     body.unions[u].nodes = body.nodes..body.nodes;
                     body.unions[u].sites = body.sites.len()..body.sites.len();
@@ -298,7 +310,8 @@ impl Builder<'_> {
                     continue;
                 }
             }
-            let mut kids = children(node);
+            kids.clear();
+            children_into(node, &mut kids);
             kids.retain(|c| c.keyword.position != Position::Definitions);
             for group in kids.chunk_by(|a, b| a.keyword.name == b.keyword.name) {
                 let union = is_union(group[0].keyword.name).then(|| {
@@ -320,7 +333,7 @@ impl Builder<'_> {
                     stack.push(Step::Leave(u));
                 }
                 for child in group {
-                    stack.push(Step::Node(child.schema, child.pointer_from(&at)));
+                    stack.push(Step::Node(child.schema, at.len(), Some(*child)));
                 }
                 if let Some(u) = union {
                     stack.push(Step::Enter(u));

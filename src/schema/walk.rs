@@ -35,22 +35,28 @@ impl Child<'_> {
     /// The child's pointer below `parent`'s, in one allocation: walks of every node call this
     /// once per node.
     pub fn pointer_from(&self, parent: &str) -> String {
-        use std::fmt::Write as _;
         let mut out = String::with_capacity(parent.len() + self.keyword.name.len() + 16);
         out.push_str(parent);
-        out.push('/');
-        out.push_str(&crate::pointer::escape(self.keyword.name));
+        self.push_tokens(&mut out);
+        out
+    }
+
+    /// Appends the pointer tokens from the parent to this child to `pointer`, the parent's:
+    /// a walk can keep one pointer buffer and truncate it instead of allocating per node.
+    pub fn push_tokens(&self, pointer: &mut String) {
+        use std::fmt::Write as _;
+        pointer.push('/');
+        pointer.push_str(&crate::pointer::escape(self.keyword.name));
         match self.location {
             Location::Direct => {}
             Location::Key(k) => {
-                out.push('/');
-                out.push_str(&crate::pointer::escape(k));
+                pointer.push('/');
+                pointer.push_str(&crate::pointer::escape(k));
             }
             Location::Index(i) => {
-                let _ = write!(out, "/{i}");
+                let _ = write!(pointer, "/{i}");
             }
         }
-        out
     }
 }
 
@@ -61,17 +67,22 @@ fn is_schema(v: &Value) -> bool {
 /// Every subschema of `schema`, in the schema's key order. Values in a subschema position that
 /// are not schemas (a malformed document) are skipped rather than guessed at.
 pub fn children(schema: &Value) -> Vec<Child<'_>> {
-    let Some(map) = schema.as_object() else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
+    children_into(schema, &mut out);
+    out
+}
+
+/// [`children`], appended to `out`: a walk over every node can reuse one buffer.
+pub fn children_into<'a>(schema: &'a Value, out: &mut Vec<Child<'a>>) {
+    let Some(map) = schema.as_object() else {
+        return;
+    };
     for (name, value) in map {
         let Some(keyword) = keywords::lookup(name) else {
             continue;
         };
-        push_children(keyword, value, &mut out);
+        push_children(keyword, value, out);
     }
-    out
 }
 
 fn push_children<'a>(keyword: &'static Keyword, value: &'a Value, out: &mut Vec<Child<'a>>) {
