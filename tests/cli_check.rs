@@ -658,6 +658,9 @@ fn payloads_judged_in_parallel_read_exactly_as_one_after_the_other() {
     for sample in &sample_paths {
         cases.push(vec![sample.as_str()]);
     }
+    // Tailoring notes, one per tool, come from the threads that build the checkers.
+    let tailored = ["samples/mcp-tools-list.json", "--provider", "openai-strict"];
+    cases.push(tailored.to_vec());
     for args in cases {
         for format in ["text", "jsonl"] {
             let args: Vec<&str> = args.iter().copied().chain(["--format", format]).collect();
@@ -674,6 +677,13 @@ fn payloads_judged_in_parallel_read_exactly_as_one_after_the_other() {
             assert_eq!(one.code, many.code, "{args:?}: exit code");
         }
     }
+    let tailored = run_on_threads(&tailored, 4);
+    let notes: Vec<&str> = tailored
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("note: tool "))
+        .collect();
+    assert!(notes.len() > 2, "{}", tailored.stderr);
     let mixed = run_on_threads(&mixed, 4);
     mixed.expect_code(2, "mixed payloads");
     assert!(

@@ -1,7 +1,6 @@
 //! `schemalens check`: payloads against the original and the projection, one row each.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -10,8 +9,8 @@ use schemalens::projection::Links;
 use schemalens::projection::tailor::Adaptation;
 use schemalens::schema::Draft;
 use schemalens::validate::{
-    Checker, Class, Correlation, ForeignKey, SchemaError, SideVerdict, Unsoundness, Verdict,
-    discover, payload,
+    CheckError, Checker, Class, Correlation, ForeignKey, SchemaError, SideVerdict, Unsoundness,
+    Verdict, discover, payload,
 };
 use schemalens::{Linking, Mode, Options, Projection, parallel};
 use serde_json::{Value, json};
@@ -85,32 +84,34 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
             tools.push(item.tool);
         }
     }
-    let mut projected = input::project_selected(
+    // Each tool's checker is compiled on the thread that projected it; projection warnings,
+    // tailoring notes and errors are printed in that order as the checkers are taken.
+    let mut built = input::project_selected_then(
         &manifest,
         if given.is_some() { &[] } else { &tools },
         &options,
         Linking::Build,
+        |tool, projection| checker_for(tool, projection, args, &options),
     );
     let mut checkers: HashMap<usize, Checker> = HashMap::new();
-    for item in &items {
-        let Entry::Vacant(e) = checkers.entry(item.tool) else {
-            continue;
+    for &i in &tools {
+        let tool = &manifest.tools[i];
+        let (notes, checker) = match &given {
+            Some(schema) => checker_for(
+                tool,
+                given_as_projection(schema, tool, &options),
+                args,
+                &options,
+            ),
+            None => built.next().expect("one checker per payload tool")?,
         };
-        let tool = &manifest.tools[item.tool];
-        let projection = match &given {
-            Some(schema) => given_as_projection(schema, tool, &options),
-            None => projected.next().expect("one projection per payload tool")?,
-        };
-        let checker = match args.tailor.provider {
-            Some(profile) => Checker::tailored(tool, input::tailor(tool, projection, profile)),
-            None => Checker::new(tool, projection),
-        };
-        let checker = checker
-            .and_then(|c| c.with_open_branch_reference(tool, &options))
-            .map_err(|err| {
-                Failure::input(format!("{} (tool {:?}): {err}", manifest.origin, tool.name))
-            })?;
-        e.insert(checker);
+        for note in notes {
+            eprintln!("{note}");
+        }
+        let checker = checker.map_err(|err| {
+            Failure::input(format!("{} (tool {:?}): {err}", manifest.origin, tool.name))
+        })?;
+        checkers.insert(i, checker);
     }
     // Every checker is built (and has said its warnings) before any payload is read, so
     // payload files are read and judged in parallel; rows stay in the items' order.
@@ -186,7 +187,26 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
     })
 }
 
-/// The mode, and in flat mode the open-branches policy, which decides the foreign-key class.
+/// The checker of one tool's projection (tailored with `--provider`), and the notes tailoring
+/// has for stderr.
+fn checker_for(
+    tool: &Tool,
+    projection: Projection,
+    args: &CheckArgs,
+    options: &Options,
+) -> (Vec<String>, Result<Checker, CheckError>) {
+    let (notes, checker) = match args.tailor.provider {
+        Some(profile) => {
+            let tailored = schemalens::projection::tailor(projection, profile);
+            let notes = input::tailor_notes(tool, &tailored, profile);
+            (notes, Checker::tailored(tool, tailored))
+        }
+        None => (Vec::new(), Checker::new(tool, projection)),
+    };
+    let checker = checker.and_then(|c| c.with_open_branch_reference(tool, options));
+    (notes, checker)
+}
+
 /// The rows of one payload source, judged by its tool's checker.
 fn rows_of(item: &Item, checker: &Checker) -> Vec<Row> {
     read(&item.source)
@@ -200,6 +220,7 @@ fn rows_of(item: &Item, checker: &Checker) -> Vec<Row> {
         .collect()
 }
 
+/// The mode, and in flat mode the open-branches policy, which decides the foreign-key class.
 fn mode_text(args: &CheckArgs) -> String {
     let p = &args.projection;
     match p.mode {

@@ -3,7 +3,9 @@
 use schemalens::lint::Profile;
 use schemalens::manifest::{self, Manifest, Tool, Writeback};
 use schemalens::projection::{Detail, Tailored};
-use schemalens::{Linking, Options, Projection, ProjectionError, project_tool};
+use schemalens::{
+    Linking, Options, Projection, ProjectionError, project_tool, project_tool_linking,
+};
 
 use super::{Failure, InputArgs};
 
@@ -100,6 +102,34 @@ pub fn project_streamed<U>(
     })
 }
 
+/// [`project_selected`], with `then` applied to each projection on the thread that made it
+/// (checkers compile there too). Warnings and errors come as [`project_selected`] gives them,
+/// in the tools' order as the results are taken.
+pub fn project_selected_then<'m, T: Send + 'm>(
+    manifest: &'m Manifest,
+    selected: &[usize],
+    options: &Options,
+    linking: Linking,
+    then: impl Fn(&Tool, Projection) -> T + Sync,
+) -> impl Iterator<Item = Result<T, Failure>> + 'm {
+    let tools: Vec<&Tool> = selected.iter().map(|i| &manifest.tools[*i]).collect();
+    let done = schemalens::parallel::map(&tools, |tool| {
+        project_tool_linking(tool, options, linking).map(|projection| {
+            (
+                lowered_depth_warnings(tool, &projection),
+                then(tool, projection),
+            )
+        })
+    });
+    done.into_iter().zip(tools).map(move |(result, tool)| {
+        let (warnings, done) = result.map_err(|e| failure(&manifest.origin, tool, &e))?;
+        for w in warnings {
+            eprintln!("{w}");
+        }
+        Ok(done)
+    })
+}
+
 /// A tool's projection result with the context a user needs to find the failing node, and
 /// the warnings every command gives.
 fn projected(
@@ -107,53 +137,72 @@ fn projected(
     tool: &Tool,
     result: Result<Projection, ProjectionError>,
 ) -> Result<Projection, Failure> {
-    let projection = result.map_err(|e| {
-        let at = tool
-            .schema_pointer
-            .as_deref()
-            .map(|p| format!("{p}{}", e.pointer()))
-            .unwrap_or_default();
-        Failure::input(format!(
-            "{} (tool {:?}, at {}): {e}",
-            origin,
-            tool.name,
-            if at.is_empty() { "/".to_owned() } else { at }
-        ))
-    })?;
-    warn_about_lowered_depth(tool, &projection);
+    let projection = result.map_err(|e| failure(origin, tool, &e))?;
+    for w in lowered_depth_warnings(tool, &projection) {
+        eprintln!("{w}");
+    }
     Ok(projection)
+}
+
+/// A projection error, with the tool and the manifest pointer of the failing node.
+fn failure(origin: &str, tool: &Tool, e: &ProjectionError) -> Failure {
+    let at = tool
+        .schema_pointer
+        .as_deref()
+        .map(|p| format!("{p}{}", e.pointer()))
+        .unwrap_or_default();
+    Failure::input(format!(
+        "{} (tool {:?}, at {}): {e}",
+        origin,
+        tool.name,
+        if at.is_empty() { "/".to_owned() } else { at }
+    ))
 }
 
 /// Every command's verdicts depend on the depth recursion was unrolled to, so a depth
 /// lowered to fit the unrolling budget is said whatever the command.
-fn warn_about_lowered_depth(tool: &Tool, projection: &Projection) {
-    for entry in &projection.trace {
-        if let Detail::RecursionLowered { .. } = entry.detail {
-            eprintln!("warning: tool {:?}: {}", tool.name, entry.message());
-        }
-    }
+fn lowered_depth_warnings(tool: &Tool, projection: &Projection) -> Vec<String> {
+    projection
+        .trace
+        .iter()
+        .filter(|e| matches!(e.detail, Detail::RecursionLowered { .. }))
+        .map(|e| format!("warning: tool {:?}: {}", tool.name, e.message()))
+        .collect()
 }
 
 /// Tailors one tool's projection for `profile`, telling stderr what stays unresolved and whether
 /// payloads need the adapter.
 pub fn tailor(tool: &Tool, projection: Projection, profile: Profile) -> Tailored {
     let tailored = schemalens::projection::tailor(projection, profile);
-    for u in &tailored.unresolved {
-        eprintln!(
-            "warning: tool {:?}: {profile}: #{} still fails `{}`: {}",
-            tool.name, u.pointer, u.rule, u.why
-        );
-    }
-    if tailored.is_lossy() {
-        eprintln!(
-            "note: tool {:?}: {profile} tailoring is lossy (objects closed or optional properties required): `schemalens explain --provider {profile}` lists its adapters, `schemalens check --provider {profile}` applies them",
-            tool.name,
-        );
-    } else if tailored.needs_adapter() {
-        eprintln!(
-            "note: tool {:?}: {profile} tailoring encodes some values (JSON text, map entries, enum text or a root wrapper): send payloads through its adapter; `schemalens check --provider {profile}` shows them adapted",
-            tool.name,
-        );
+    for note in tailor_notes(tool, &tailored, profile) {
+        eprintln!("{note}");
     }
     tailored
+}
+
+/// What [`tailor`] tells stderr, for a caller that tailors off the main thread and prints in
+/// the tools' order.
+pub fn tailor_notes(tool: &Tool, tailored: &Tailored, profile: Profile) -> Vec<String> {
+    let mut notes: Vec<String> = tailored
+        .unresolved
+        .iter()
+        .map(|u| {
+            format!(
+                "warning: tool {:?}: {profile}: #{} still fails `{}`: {}",
+                tool.name, u.pointer, u.rule, u.why
+            )
+        })
+        .collect();
+    if tailored.is_lossy() {
+        notes.push(format!(
+            "note: tool {:?}: {profile} tailoring is lossy (objects closed or optional properties required): `schemalens explain --provider {profile}` lists its adapters, `schemalens check --provider {profile}` applies them",
+            tool.name,
+        ));
+    } else if tailored.needs_adapter() {
+        notes.push(format!(
+            "note: tool {:?}: {profile} tailoring encodes some values (JSON text, map entries, enum text or a root wrapper): send payloads through its adapter; `schemalens check --provider {profile}` shows them adapted",
+            tool.name,
+        ));
+    }
+    notes
 }
