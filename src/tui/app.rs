@@ -19,7 +19,7 @@ use super::lint::PaneLint;
 use super::live::{Live, PaneChanges, Stale};
 use super::overlay::{self, Overlay};
 use super::payloads::{self, PayloadRow};
-use super::projecting::{self, Computed, Failure, Request, Worker};
+use super::projecting::{self, Computed, DiffJob, Failure, PayloadJob, Request, Worker};
 use super::render::{Areas, layout};
 use super::text::escape;
 use super::theme::Theme;
@@ -573,35 +573,70 @@ impl App {
             self.resume_deferred_save();
             return;
         }
-        let Some((source, tool)) = self.tool(entry) else {
+        let Some(&Entry::Tool { source, tool }) = self.entries.get(entry) else {
             return;
         };
-        let request = self.request_for(&source.path, tool, source.manifest.as_ref().ok());
+        let Ok(manifest) = &self.sources[source].manifest else {
+            return;
+        };
+        let request = self.request_for(source, manifest, tool, &self.sources[source].payload_files);
         self.dispatch(request, entry, keep, then);
     }
 
-    /// What the worker needs to show `tool` of the file `origin` (whose manifest is
-    /// `manifest`) under the options and provider in force.
+    /// What the worker needs to show tool `index` of `manifest`, a version of source
+    /// `source` whose payload files are `payload_files`, under the options, provider and
+    /// change marks in force.
     pub(super) fn request_for(
         &self,
-        origin: &str,
-        tool: &Tool,
-        manifest: Option<&Manifest>,
+        source: usize,
+        manifest: &Manifest,
+        index: usize,
+        payload_files: &[PayloadFile],
     ) -> Request {
+        let tool = &manifest.tools[index];
         let cached = self
             .cache
             .borrow_mut()
             .get_or_project(tool, &self.options, |_, _| Err(()))
             .ok();
         // A bare schema has no tool name of its own (the title stands in for one).
-        let named = manifest.is_some_and(|m| m.format != ManifestFormat::BareSchema);
+        let named = manifest.format != ManifestFormat::BareSchema;
+        let files: Vec<PayloadFile> = payload_files
+            .iter()
+            .filter(|f| f.tool == index)
+            .cloned()
+            .collect();
+        let payloads = (!files.is_empty()).then(|| PayloadJob {
+            texts: files
+                .iter()
+                .filter_map(|f| {
+                    Some((
+                        f.path.clone(),
+                        self.live.payload_texts.get(&f.path)?.clone(),
+                    ))
+                })
+                .collect(),
+            files,
+            index,
+            sent_to: self.profile,
+        });
+        let baseline = self.sources[source].baseline.as_ref();
+        let diff = baseline.filter(|_| self.show_changes).map(|baseline| {
+            let options = schemalens::diff::DiffOptions {
+                projection: self.options.clone(),
+                profiles: Vec::new(),
+            };
+            DiffJob::of(baseline, manifest, tool, options)
+        });
         Request {
             generation: 0,
-            origin: origin.to_owned(),
+            origin: self.sources[source].path.clone(),
             tool: tool.clone(),
             options: self.options.clone(),
             cached,
             lint: self.profile.map(|p| (p, named)),
+            payloads,
+            diff,
         }
     }
 
@@ -687,11 +722,7 @@ impl App {
         then: After,
         done: Computed,
     ) {
-        let projection = match done.projection {
-            Ok(p) if done.fresh => Ok(self.remember(entry, p)),
-            other => other,
-        };
-        self.view = self.finish_view(entry, keep, projection, done.trees, done.lint);
+        self.view = self.finish_view(entry, keep, done);
         // The provider changed while projecting: lint for the one chosen now.
         self.relint();
         self.after_view(then);
@@ -736,8 +767,7 @@ impl App {
             After::Save(staged) => self.stage_save(*staged),
             After::Relinted { link } => {
                 self.link_from(link);
-                // The payload panel shows each payload as the chosen provider is sent it.
-                self.reload_payloads(None);
+                // The payloads came checked for the chosen provider with the view.
                 if let Some(i) = self.payload {
                     self.select_payload(i);
                 }
@@ -939,37 +969,30 @@ impl App {
 
     /// The view of tool `entry` from its projection and trees. `keep` carries selection and
     /// unfolded pointers over from a previous view of the same tool (mode switch, reload).
-    fn finish_view(
-        &self,
-        entry: usize,
-        keep: Option<Kept>,
-        projection: Result<Arc<Projection>, Failure>,
-        [original, projected]: [SchemaTree; 2],
-        lint: Option<(Profile, Option<ProfileLint>)>,
-    ) -> Option<ToolView> {
-        let (source, tool) = self.tool(entry)?;
+    fn finish_view(&self, entry: usize, keep: Option<Kept>, done: Computed) -> Option<ToolView> {
+        self.tool(entry)?;
+        let Computed {
+            projection,
+            fresh,
+            trees: [original, projected],
+            lint,
+            payloads: (payloads, payload_error),
+            diff,
+            ..
+        } = done;
+        let projection = match projection {
+            Ok(p) if fresh => Ok(self.remember(entry, p)),
+            other => other,
+        };
         let (projection, error, stopped_at) = match projection {
             Ok(p) => (Some(p), None, None),
             Err(Failure { message, pointer }) => (None, Some(message), Some(pointer)),
-        };
-        let (payloads, payload_error) = match (&projection, self.entries.get(entry)) {
-            (Some(p), Some(Entry::Tool { tool: index, .. })) => payloads::check_all(
-                &source.payload_files,
-                *index,
-                tool,
-                p,
-                &self.options,
-                &self.live.payload_texts,
-                self.profile.map(|p| (p, &self.options)),
-            ),
-            _ => (Vec::new(), None),
         };
         let (profile, report) = match lint {
             Some((profile, report)) => (Some(profile), report),
             None => (None, None),
         };
         let (original_groups, projected_groups) = pane_groups(report.as_ref());
-        let diff = self.diff_since_baseline(entry);
         let mut panes = [
             TreePane::new(original, original_groups),
             TreePane::new(projected, projected_groups),
@@ -1037,20 +1060,6 @@ impl App {
             }
         }
         Some(view)
-    }
-
-    /// What changed in tool `entry` since its source's baseline.
-    fn diff_since_baseline(&self, entry: usize) -> Option<schemalens::diff::ToolDiff> {
-        if !self.show_changes {
-            return None;
-        }
-        let (source, tool) = self.tool(entry)?;
-        let (baseline, current) = (source.baseline.as_ref()?, source.manifest.as_ref().ok()?);
-        let options = schemalens::diff::DiffOptions {
-            projection: self.options.clone(),
-            profiles: Vec::new(),
-        };
-        super::changes::tool_diff(baseline, current, tool, &options)
     }
 
     /// Compares the first file with `baseline` instead of the version it was opened with

@@ -170,3 +170,36 @@ fn d_compares_with_the_file_as_it_was_opened() {
     update(&mut app, Action::Changes);
     assert!(screen(&app).contains("{\"status\":\"cancelled\"}"));
 }
+
+#[test]
+fn the_change_marks_come_with_a_view_computed_in_the_background() {
+    let worker = super::projecting::Worker::by_hand();
+    let mut app = App::load_with_worker(
+        &[pair("orders-v2.json")],
+        Options::flat(),
+        PLAIN,
+        true,
+        Some(worker),
+    );
+    update(
+        &mut app,
+        Action::Resize {
+            width: 130,
+            height: 40,
+        },
+    );
+    let run = |app: &mut App| {
+        app.worker.as_ref().unwrap().run_one();
+        app.poll_projection();
+    };
+    run(&mut app);
+    app.set_baseline(manifest::load_path(&pair("orders-v1.json"), None).unwrap());
+    assert!(app.pending.is_some(), "the tool is asked for again, marked");
+    run(&mut app);
+    let inline = diff_app(130, 40);
+    let marks = |app: &App, i: usize| app.view.as_ref().unwrap().panes[i].diff_marks.clone();
+    assert!(!marks(&app, 0).is_empty());
+    assert_eq!(marks(&app, 0), marks(&inline, 0));
+    assert_eq!(marks(&app, 1), marks(&inline, 1));
+    assert_eq!(screen(&app), screen(&inline));
+}

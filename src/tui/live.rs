@@ -453,11 +453,9 @@ impl App {
             self.commit_save(staged, None);
             return;
         };
-        let request = self.request_for(
-            &self.sources[i].path,
-            &staged.manifest.tools[t],
-            Some(&staged.manifest),
-        );
+        let payload_files =
+            payloads::discover_in(self.sources[i].payload_folder(), &staged.manifest);
+        let request = self.request_for(i, &staged.manifest, t, &payload_files);
         self.dispatch(request, entry, None, After::Save(Box::new(staged)));
     }
 

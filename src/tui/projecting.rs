@@ -18,6 +18,15 @@ use schemalens::manifest::Tool;
 use schemalens::projection::Cancel;
 use schemalens::{Options, Projection, ProjectionError, project_tool};
 
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use schemalens::diff::{DiffOptions, ToolDiff};
+use schemalens::manifest::Manifest;
+use schemalens::validate::discover::PayloadFile;
+
+use super::changes;
+use super::payloads::{self, PayloadRow};
 use super::text::escape;
 use super::tree::{SchemaTree, Side};
 
@@ -33,6 +42,58 @@ pub struct Request {
     /// The provider to lint the tool's three forms for, and whether the tool has a name of its
     /// own to check (a bare schema has none): a lint of a big tool takes as long as projecting.
     pub lint: Option<(Profile, bool)>,
+    /// The tool's payloads to check against both schemas (compiling validators for a big
+    /// projection takes seconds).
+    pub payloads: Option<PayloadJob>,
+    /// The tool's changes since its file's baseline, when they are shown (the diff projects
+    /// both versions again).
+    pub diff: Option<DiffJob>,
+}
+
+/// The payload files of one tool, and what to read them from.
+pub struct PayloadJob {
+    pub files: Vec<PayloadFile>,
+    /// The tool's index in its manifest.
+    pub index: usize,
+    /// Texts the watcher already read; the others are read from disk.
+    pub texts: HashMap<PathBuf, Vec<u8>>,
+    /// The provider each payload is also adapted and checked for.
+    pub sent_to: Option<Profile>,
+}
+
+/// A tool and its baseline version, each in a manifest of its own (the diff reads a
+/// manifest's format and tools, never its document, so neither document is copied).
+pub struct DiffJob {
+    pub baseline: Manifest,
+    pub current: Manifest,
+    pub options: DiffOptions,
+}
+
+impl DiffJob {
+    /// The job for `tool` of `current`, against `baseline`.
+    pub fn of(
+        baseline: &Manifest,
+        current: &Manifest,
+        tool: &Tool,
+        options: DiffOptions,
+    ) -> DiffJob {
+        let only = |m: &Manifest, tool: Option<&Tool>| Manifest {
+            origin: m.origin.clone(),
+            format: m.format,
+            document: serde_json::Value::Null,
+            tools: tool.into_iter().cloned().collect(),
+        };
+        DiffJob {
+            baseline: only(baseline, changes::baseline_tool(baseline, current, tool)),
+            current: only(current, Some(tool)),
+            options,
+        }
+    }
+
+    fn run(&self) -> Option<ToolDiff> {
+        let tool = self.current.tools.first()?;
+        changes::tool_diff(&self.baseline, &self.current, tool, &self.options)
+    }
 }
 
 /// Why projecting failed, as the user reads it, and the pointer where it stopped.
@@ -52,6 +113,11 @@ pub struct Computed {
     pub trees: [SchemaTree; 2],
     /// The profile linted for, and its report.
     pub lint: Option<(Profile, Option<ProfileLint>)>,
+    /// The payloads' verdicts, and why they could not be checked (when asked for and the
+    /// tool projected).
+    pub payloads: (Vec<PayloadRow>, Option<String>),
+    /// What changed since the baseline (when asked for).
+    pub diff: Option<ToolDiff>,
     pub took: Duration,
 }
 
@@ -79,6 +145,8 @@ pub enum Step {
     Projection,
     Trees,
     Lint,
+    /// Payload checks and the diff against the baseline.
+    Checks,
 }
 
 /// Does the work of `request`, unless `superseded` says that it is no longer wanted (then the
@@ -93,6 +161,8 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Result<Com
         options,
         cached,
         lint,
+        payloads,
+        diff,
     } = request;
     let stop = || options.cancel.is_cancelled() || superseded(generation);
     let fresh = cached.is_none();
@@ -134,12 +204,30 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Result<Com
     if stop() {
         return Err(Step::Lint);
     }
+    let payloads = match (payloads, &projection) {
+        (Some(job), Ok(p)) => payloads::check_all(
+            &job.files,
+            job.index,
+            &tool,
+            p,
+            &options,
+            &job.texts,
+            job.sent_to.map(|profile| (profile, &options)),
+        ),
+        _ => (Vec::new(), None),
+    };
+    let diff = diff.and_then(|job| job.run());
+    if stop() {
+        return Err(Step::Checks);
+    }
     Ok(Computed {
         generation,
         projection,
         fresh,
         trees: [original, projected],
         lint,
+        payloads,
+        diff,
         took: start.elapsed(),
     })
 }
@@ -356,6 +444,8 @@ pub(crate) mod tests {
             options: Options::flat(),
             cached: None,
             lint: None,
+            payloads: None,
+            diff: None,
         }
     }
 

@@ -1807,3 +1807,20 @@ fn a_superseded_projection_is_cancelled_and_its_result_never_shown() {
     assert!(worker.try_result().is_none(), "nothing of the big tool");
     assert!(pane_text(&app, Side::Projection).contains('q'));
 }
+
+#[test]
+fn payload_verdicts_come_with_a_view_computed_in_the_background() {
+    let mut app = open_by_hand("nested-union-pydantic.json", 120, 30);
+    assert_eq!(run_worker(&mut app), Some(1));
+    let inline = open("nested-union-pydantic.json", PLAIN, 120, 30);
+    let rows = |app: &App| format!("{:?}", app.view.as_ref().unwrap().payloads);
+    assert!(!app.view.as_ref().unwrap().payloads.is_empty());
+    assert_eq!(rows(&app), rows(&inline));
+    // With a provider, each payload is also judged as sent to it.
+    keys(&mut app, "p");
+    assert_eq!(run_worker(&mut app), Some(2));
+    let mut inline = inline;
+    keys(&mut inline, "p");
+    assert_eq!(rows(&app), rows(&inline));
+    assert_eq!(screen(&app), screen(&inline));
+}
