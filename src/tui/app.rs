@@ -45,9 +45,20 @@ pub struct Source {
     /// The payload folder when it is not the one beside `path` (a live server has no file;
     /// `schemalens mcp --payloads DIR` names it).
     pub payload_dir: Option<PathBuf>,
-    /// What `D` compares with: the first good version loaded (the watch keeps it), or OLD
-    /// with `--diff OLD NEW`.
-    pub baseline: Option<Manifest>,
+    /// What `D` compares with: the version opened, or OLD with `--diff OLD NEW`.
+    pub baseline: Baseline,
+}
+
+/// What a source's changes are measured against.
+#[derive(Debug)]
+pub enum Baseline {
+    /// The version in `manifest`: nothing was saved since the file was opened. No copy is
+    /// kept until a save replaces it (a big manifest's copy is tens of MB).
+    Current,
+    /// The version opened, moved here by the first save that replaced it; or OLD.
+    Kept(Manifest),
+    /// The file did not load when it was opened.
+    Missing,
 }
 
 impl Source {
@@ -63,8 +74,28 @@ impl Source {
             hash: None,
             stale: None,
             payload_dir: None,
-            baseline: manifest.as_ref().ok().cloned(),
+            baseline: match &manifest {
+                Ok(_) => Baseline::Current,
+                Err(_) => Baseline::Missing,
+            },
             manifest,
+        }
+    }
+
+    /// The version changes are measured against.
+    pub fn baseline(&self) -> Option<&Manifest> {
+        match &self.baseline {
+            Baseline::Current => self.manifest.as_ref().ok(),
+            Baseline::Kept(m) => Some(m),
+            Baseline::Missing => None,
+        }
+    }
+
+    /// `replaced`, the version a save just replaced, becomes the baseline if it was the one
+    /// opened.
+    pub(super) fn replaced(&mut self, replaced: Result<Manifest, String>) {
+        if let (Baseline::Current, Ok(m)) = (&self.baseline, replaced) {
+            self.baseline = Baseline::Kept(m);
         }
     }
 
@@ -620,7 +651,7 @@ impl App {
             index,
             sent_to: self.profile,
         });
-        let baseline = self.sources[source].baseline.as_ref();
+        let baseline = self.sources[source].baseline();
         let diff = baseline.filter(|_| self.show_changes).map(|baseline| {
             let options = schemalens::diff::DiffOptions {
                 projection: self.options.clone(),
@@ -1066,7 +1097,7 @@ impl App {
     /// (`--diff OLD NEW`), and shows the changes screen.
     pub fn set_baseline(&mut self, baseline: Manifest) {
         if let Some(source) = self.sources.first_mut() {
-            source.baseline = Some(baseline);
+            source.baseline = Baseline::Kept(baseline);
         }
         self.open_changes();
     }
@@ -1079,7 +1110,7 @@ impl App {
             .and_then(|v| self.source_of(v.entry))
             .or_else(|| self.sources.first());
         let Some(source) = source else { return };
-        let (Some(baseline), Ok(current)) = (&source.baseline, &source.manifest) else {
+        let (Some(baseline), Ok(current)) = (source.baseline(), &source.manifest) else {
             self.message = Some("no baseline: the file did not load when it was opened".to_owned());
             return;
         };
@@ -1588,7 +1619,7 @@ impl App {
         };
         let hit = order
             .into_iter()
-            .find(|&i| pane.tree.nodes[i].haystack.contains(&needle));
+            .find(|&i| pane.tree.nodes[i].matches(&needle));
         match hit {
             Some(i) => {
                 pane.reveal(i as NodeId);
@@ -1596,11 +1627,11 @@ impl App {
                     .tree
                     .nodes
                     .iter()
-                    .filter(|n| n.haystack.contains(&needle))
+                    .filter(|n| n.matches(&needle))
                     .count();
                 let index = pane.tree.nodes[..=i]
                     .iter()
-                    .filter(|n| n.haystack.contains(&needle))
+                    .filter(|n| n.matches(&needle))
                     .count();
                 self.message = Some(format!("match {index}/{total} for {query:?}"));
                 true

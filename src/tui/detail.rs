@@ -123,7 +123,7 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     if let Some(diff) = &view.diff {
         let baseline = app
             .source_of(view.entry)
-            .and_then(|s| s.baseline.as_ref())
+            .and_then(|s| s.baseline())
             .map_or_else(|| "the baseline".to_owned(), |b| b.origin.clone());
         out.extend(super::changes::node_lines(
             diff, &pane.tree, side, id, theme, &baseline,

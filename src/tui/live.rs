@@ -527,6 +527,14 @@ impl App {
         let payload_files = payloads::discover_in(self.sources[i].payload_folder(), &m);
         let source = &mut self.sources[i];
         let old_manifest = std::mem::replace(&mut source.manifest, Ok(m));
+        // The shown tool's old schema, for the change marks.
+        let old_schema = match (&view_key, &old_manifest) {
+            (Some(EntryKey::Tool { index, .. }), Ok(m)) if shown.is_some() => {
+                m.tools.get(*index).map(|t| t.schema.clone())
+            }
+            _ => None,
+        };
+        source.replaced(old_manifest);
         source.hash = Some(hash);
         source.stale = None;
         source.payload_files = payload_files;
@@ -552,7 +560,7 @@ impl App {
             (Some(old), Some(key)) if shown.is_some() => {
                 let new_entry = self.find_entry(&key);
                 if new_entry.is_some() && new_entry == self.current_entry() {
-                    self.reload_view(old, &old_manifest, key, computed);
+                    self.reload_view(old, old_schema, computed);
                 } else {
                     self.show_cursor_entry();
                 }
@@ -575,8 +583,7 @@ impl App {
     fn reload_view(
         &mut self,
         old: ToolView,
-        old_manifest: &Result<Manifest, String>,
-        key: EntryKey,
+        old_schema: Option<Value>,
         computed: Option<Computed>,
     ) {
         let Some(entry) = self.current_entry() else {
@@ -602,10 +609,6 @@ impl App {
             .and_then(|i| old.payloads.get(i))
             .map(|r| (r.path.clone(), r.line));
         let scroll = self.detail_scroll;
-        let old_schema = match (&key, old_manifest) {
-            (EntryKey::Tool { index, .. }, Ok(m)) => m.tools.get(*index).map(|t| t.schema.clone()),
-            _ => None,
-        };
         let reloaded = Reloaded {
             old,
             old_schema,

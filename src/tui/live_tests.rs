@@ -739,3 +739,24 @@ fn a_save_checked_while_the_user_moves_on_is_applied_after() {
     assert!(search.schema.pointer("/properties/page").is_some());
     assert_eq!(f.app.view.as_ref().map(|v| v.entry), Some(1));
 }
+
+#[test]
+fn the_version_opened_is_kept_as_the_baseline_only_once_a_save_replaces_it() {
+    use super::app::Baseline;
+    let mut f = fixture(&manifest(search_v1()), Options::flat());
+    assert!(matches!(f.app.sources[0].baseline, Baseline::Current));
+    save(&mut f, &manifest(search_v2()));
+    let Baseline::Kept(opened) = &f.app.sources[0].baseline else {
+        panic!("the opened version is kept once replaced");
+    };
+    assert_eq!(opened.tools[0].schema, search_v1());
+    let mut v3 = search_v2();
+    v3["properties"]["page"]["minimum"] = json!(1);
+    save(&mut f, &manifest(v3));
+    let baseline = f.app.sources[0].baseline().expect("a baseline");
+    assert_eq!(
+        baseline.tools[0].schema,
+        search_v1(),
+        "still the version opened"
+    );
+}

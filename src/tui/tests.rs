@@ -59,7 +59,7 @@ fn text_source(origin: &str, text: &str) -> Source {
         hash: None,
         stale: None,
         payload_dir: None,
-        baseline: None,
+        baseline: super::app::Baseline::Missing,
     }
 }
 

@@ -72,8 +72,37 @@ pub struct Node {
     /// Indices into the projection's trace: entries produced at this node (projection side) or
     /// that came from it (original side).
     pub entries: Vec<usize>,
-    /// Lower-cased name, type, constraints, description and pointer, for `/` search.
-    pub haystack: String,
+}
+
+impl Node {
+    /// Whether `needle` (lower-cased) is in the node's name, type, constraints, description
+    /// or pointer, ignoring case: what `/` searches. Lower-cased on the fly rather than kept:
+    /// a lower-cased copy of every node's text doubled the text a big tree holds.
+    pub fn matches(&self, needle: &str) -> bool {
+        let fields = [
+            self.name.as_str(),
+            self.kind.as_str(),
+            self.constraints.as_str(),
+            self.description.as_deref().unwrap_or(""),
+            self.pointer.as_str(),
+        ];
+        fields.iter().any(|f| contains_lowercased(f, needle))
+    }
+}
+
+/// Whether `text`, lower-cased, contains `needle`; without allocating for ASCII text, where
+/// lower-casing is byte by byte.
+fn contains_lowercased(text: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    if text.is_ascii() {
+        return text
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()));
+    }
+    text.to_lowercase().contains(needle)
 }
 
 #[derive(Debug, Clone, Default)]
@@ -212,7 +241,6 @@ impl SchemaTree {
                     .map(|d| escape(d).into_owned()),
                 marks: Vec::new(),
                 entries: Vec::new(),
-                haystack: String::new(),
             });
             schemas.push(p.schema);
         }
@@ -226,15 +254,6 @@ impl SchemaTree {
                 _ => None,
             });
             node.kind = kind(schema, by);
-            node.haystack = format!(
-                "{}\n{}\n{}\n{}\n{}",
-                node.name,
-                node.kind,
-                node.constraints,
-                node.description.as_deref().unwrap_or(""),
-                node.pointer
-            )
-            .to_lowercase();
         }
         Some(tree)
     }
@@ -486,6 +505,28 @@ pub fn constraints(schema: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn search_ignores_case_in_every_field_ascii_or_not() {
+        let schema = json!({"properties": {"Größe": {"type": "integer", "minimum": 3,
+            "description": "Height in CM"}}});
+        let tree = SchemaTree::build(&schema, Side::Original, &[], "root");
+        let node = tree.node(tree.find("/properties/Größe").unwrap());
+        for needle in [
+            "grö",
+            "GRÖ",
+            "größe",
+            "integer",
+            "≥",
+            "height in cm",
+            "/properties/gr",
+        ] {
+            let needle = needle.to_lowercase();
+            assert!(node.matches(&needle), "{needle}");
+        }
+        assert!(!node.matches("cm height"));
+        assert!(!tree.node(0).matches("grö"), "the root's own text only");
+    }
 
     #[test]
     fn kinds_read_like_a_schema() {
