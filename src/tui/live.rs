@@ -147,8 +147,9 @@ fn signature(node: &Node, schema: Option<&Value>) -> u64 {
     }
     h.write_u8(node.required as u8);
     match schema {
-        Some(Value::Object(map)) => {
-            let kids: HashSet<&str> = schemalens::schema::children(&Value::Object(map.clone()))
+        Some(object @ Value::Object(map)) => {
+            // The node itself, not a copy: a copy per node is the whole subtree each time.
+            let kids: HashSet<&str> = schemalens::schema::children(object)
                 .iter()
                 .map(|c| c.keyword.name)
                 .collect();
