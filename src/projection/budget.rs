@@ -128,7 +128,9 @@ impl<'g> Estimate<'g> {
             kept: Vec::new(),
             kept_set: HashSet::new(),
             work: 0,
-            limit: limit as u64,
+            // One below the top, so that "more than the limit" (`limit + 1`) can be said even
+            // for a budget of `usize::MAX` ("no limit").
+            limit: (limit as u64).min(u64::MAX - 1),
         }
     }
 
@@ -703,6 +705,34 @@ mod tests {
                         Err(ProjectionError::Budget { .. } | ProjectionError::UnrollTooDeep { .. }) => {}
                         Err(e) => proptest::prop_assert!(false, "{} {:?}: {}: {}", mode, recursion, e, doc),
                     }
+                }
+            }
+        }
+    }
+
+    /// The largest budget means "no limit"; it must not overflow the estimate's "more than".
+    #[test]
+    fn the_largest_budget_projects_like_no_budget() {
+        for (name, schema) in samples().into_iter().chain(
+            shapes()
+                .into_iter()
+                .map(|(name, schema)| (name.to_string(), schema)),
+        ) {
+            for mode in [Mode::Inline, Mode::Flat] {
+                let unbounded = Options {
+                    mode,
+                    node_budget: Some(usize::MAX),
+                    ..Options::default()
+                };
+                let plain = Options {
+                    mode,
+                    ..Options::default()
+                };
+                let a = crate::project(&schema, &unbounded).map(|p| p.schema);
+                let b = crate::project(&schema, &plain).map(|p| p.schema);
+                assert_eq!(a.is_ok(), b.is_ok(), "{name} {mode}");
+                if let (Ok(a), Ok(b)) = (a, b) {
+                    assert_eq!(a, b, "{name} {mode}");
                 }
             }
         }
