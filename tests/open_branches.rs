@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use schemalens::manifest::{self, Manifest, SchemaDialect};
 use schemalens::projection::{Detail, Rule};
@@ -267,16 +267,7 @@ fn the_pull_request_webhook_flattens_with_its_two_same_tag_groups() {
 // does to the corpus's valid payloads.
 
 fn corpus_servers(dir: &Path) -> Vec<(String, Manifest, Value)> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            name.ends_with(".json") && !name.ends_with(".cases.json") && name != "SOURCES.json"
-        })
-        .collect();
-    found.sort();
-    found
+    support::corpus_manifests(dir)
         .into_iter()
         .map(|path| {
             let server = path.file_stem().unwrap().to_string_lossy().into_owned();

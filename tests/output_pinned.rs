@@ -14,7 +14,7 @@ mod common;
 mod support;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use schemalens::manifest::{self, Manifest};
 use schemalens::{Projection, project_tool};
@@ -71,26 +71,13 @@ fn pin(manifest: &Manifest, prefix: &str, into: &mut BTreeMap<String, String>) {
     }
 }
 
-fn corpus_manifests(dir: &Path) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("corpus mcp/ is readable")
-        .map(|e| e.expect("readable corpus entry").path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            name.ends_with(".json") && !name.ends_with(".cases.json") && name != "SOURCES.json"
-        })
-        .collect();
-    found.sort();
-    found
-}
-
 fn current(corpus: Option<&Path>) -> BTreeMap<String, String> {
     let mut pins = BTreeMap::new();
     for sample in support::samples() {
         pin(&support::load(&sample), &support::stem(&sample), &mut pins);
     }
     if let Some(corpus) = corpus {
-        for path in corpus_manifests(&corpus.join("mcp")) {
+        for path in support::corpus_manifests(&corpus.join("mcp")) {
             let manifest = manifest::load_path(&path, None)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let stem = support::stem(&path);

@@ -284,16 +284,7 @@ fn valid_payloads(cases: &Value, tool: &str) -> Vec<Value> {
 
 fn servers(corpus: &Path) -> Vec<(String, manifest::Manifest, Value)> {
     let dir = corpus.join("mcp");
-    let mut found: Vec<_> = std::fs::read_dir(&dir)
-        .expect("corpus mcp/ is readable")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            name.ends_with(".json") && !name.ends_with(".cases.json") && name != "SOURCES.json"
-        })
-        .collect();
-    found.sort();
-    found
+    support::corpus_manifests(&dir)
         .into_iter()
         .map(|path| {
             let server = support::stem(&path);

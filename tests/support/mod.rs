@@ -248,3 +248,18 @@ pub fn corpus_dir() -> Option<PathBuf> {
     );
     Some(root)
 }
+
+/// The manifests of the corpus's `mcp/` folder (not its payload cases nor its list of sources),
+/// sorted so that test output is stable.
+pub fn corpus_manifests(mcp_dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(mcp_dir)
+        .expect("corpus mcp/ is readable")
+        .map(|e| e.expect("readable corpus entry").path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.ends_with(".json") && !name.ends_with(".cases.json") && name != "SOURCES.json"
+        })
+        .collect();
+    found.sort();
+    found
+}
