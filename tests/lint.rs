@@ -232,6 +232,20 @@ fn cases() -> Vec<Case> {
         ),
         case(
             OpenAiStrict,
+            "comment-keyword",
+            strict(json!({"name": {"type": "string", "$comment": "trimmed"}})),
+            "/properties/name",
+        ),
+        case(
+            OpenAiStrict,
+            "root-only-keyword",
+            strict(
+                json!({"name": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}}),
+            ),
+            "/properties/name",
+        ),
+        case(
+            OpenAiStrict,
             "undocumented-keyword",
             strict(json!({"name": {"type": "string", "minLength": 1}})),
             "/properties/name",
@@ -1985,6 +1999,44 @@ fn cli_help_documents_defaults_and_exit_codes() {
     ] {
         assert!(text.contains(needle), "{needle} missing from:\n{text}");
     }
+}
+
+/// `$schema` and `$id` are taken at the root only, `$comment` nowhere (OpenAI's Java SDK): an
+/// error below the root, nothing at the root; `project --provider openai-strict` drops them all.
+#[test]
+fn openai_strict_takes_schema_and_id_at_the_root_only() {
+    let mut root = strict(json!({"name": {"type": "string"}}));
+    root["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    root["$id"] = json!("urn:example:tool");
+    assert_eq!(shape(Profile::OpenAiStrict, &root), []);
+    let mut nested = root.clone();
+    nested["properties"]["name"]["$id"] = json!("urn:example:name");
+    nested["properties"]["name"]["$comment"] = json!("from a shared file");
+    assert_eq!(
+        shape(Profile::OpenAiStrict, &nested),
+        [
+            row(
+                Severity::Error,
+                "comment-keyword",
+                "/properties/name",
+                "$comment"
+            ),
+            row(
+                Severity::Error,
+                "root-only-keyword",
+                "/properties/name",
+                "$id"
+            ),
+        ]
+    );
+    let tailored =
+        schemalens::tailor_tool(&tool_of(&nested), &Options::flat(), Profile::OpenAiStrict)
+            .unwrap();
+    assert_eq!(
+        tailored.projection.schema,
+        strict(json!({"name": {"type": "string"}}))
+    );
+    assert!(tailored.unresolved.is_empty());
 }
 
 /// A tool without arguments (`properties: {}`): Gemini clients send it with no `parameters`,

@@ -105,6 +105,14 @@ fn openai_strict_checker_matches_documented_verdicts() {
         rules(Provider::OpenAiStrict, without_required),
         ["required-all"]
     );
+    // Below the root the same SDK refuses `$schema` and `$id`, and `$comment` anywhere.
+    assert_eq!(
+        rules(
+            Provider::OpenAiStrict,
+            json!({"type": "object", "$comment": "c", "properties": {"a": {"$schema": "x", "$id": "y", "type": "string"}}, "required": ["a"], "additionalProperties": false})
+        ),
+        ["sdk-keyword"]
+    );
     // Eleven nested objects: one more than the page allows.
     let mut deep = json!({"type": "string"});
     for _ in 0..11 {
@@ -577,6 +585,68 @@ fn compare_with_lint(
         }
     }
     out
+}
+
+/// The corpus has no `$comment` and no `$schema`/`$id` below the root, so the corpus comparison
+/// cannot see those keywords: the same comparison on schemas that carry them, original and
+/// tailored, for OpenAI strict (where lint and checker were decided on the same source); the
+/// tailored form must pass the checker for every provider. (Anthropic strict's checker refuses
+/// every keyword outside the second-hand list, `$id` included, where lint has no such rule.)
+#[test]
+fn lint_and_checker_agree_on_schema_comment_and_id_keywords() {
+    let name = json!({"type": "string", "description": "a name"});
+    let with = |at_root: &[(&str, &str)], nested: &[(&str, &str)]| {
+        let mut inner = name.clone();
+        for (k, v) in nested {
+            inner[*k] = json!(v);
+        }
+        let mut schema = json!({"type": "object", "properties": {"name": inner}, "required": ["name"], "additionalProperties": false});
+        for (k, v) in at_root {
+            schema[*k] = json!(v);
+        }
+        schema
+    };
+    let draft = "https://json-schema.org/draft/2020-12/schema";
+    let schemas = [
+        with(&[("$schema", draft), ("$id", "urn:tool")], &[]),
+        with(&[("$comment", "generated")], &[]),
+        with(&[], &[("$schema", draft)]),
+        with(&[], &[("$id", "urn:name")]),
+        with(&[], &[("$comment", "trimmed")]),
+    ];
+    let mut disagreements = Vec::new();
+    for schema in &schemas {
+        let tool = manifest::load_str(&schema.to_string(), "schema.json", None)
+            .expect("a bare schema")
+            .tools
+            .remove(0);
+        for provider in Provider::ALL {
+            let tailored = tailor_tool(&tool, &Options::flat(), profile(provider))
+                .expect("tailored")
+                .projection
+                .schema;
+            for (form, s) in [("original", schema), ("tailored", &tailored)] {
+                let lint_accepts = !schemalens::lint::has_errors(&schemalens::lint::lint_schema(
+                    profile(provider),
+                    s,
+                ));
+                let checker = check(provider, Some("tool"), s);
+                if provider == Provider::OpenAiStrict && lint_accepts != checker.is_empty() {
+                    disagreements.push(format!(
+                        "{provider} {form} {s}: lint accepts: {lint_accepts}, checker: {:?}",
+                        checker.iter().map(|r| r.rule).collect::<Vec<_>>()
+                    ));
+                }
+                if form == "tailored" {
+                    assert!(
+                        checker.is_empty(),
+                        "{provider}: tailored {s} refused: {checker:?}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{disagreements:#?}");
 }
 
 #[test]

@@ -107,8 +107,10 @@ const OPENAI_STRICT_KEYWORDS: &[&str] = &[
     "exclusiveMinimum",
     "minItems",
     "maxItems",
+    // At the root only (`root-only-keyword` reports them below it): OpenAI's Java SDK
+    // allows them there before sending, and writes `$schema` itself.
     "$schema",
-    "$comment",
+    "$id",
 ];
 
 const OPENAI_TYPES: &[&str] = &[
@@ -204,6 +206,7 @@ const PRIMITIVES: &[Kind] = &[Kind::String, Kind::Number, Kind::Boolean, Kind::N
 // Sources, written once.
 const SRC_OPENAI_DOC: &str = "OpenAI Structured Outputs, supported schemas (https://developers.openai.com/api/docs/guides/structured-outputs/#supported-schemas)";
 const SRC_OPENAI_DEPTH: &str = "OpenAI Structured Outputs, supported schemas (10 levels of nesting); counting: openai/openai-java openai-java-core/src/main/kotlin/com/openai/core/JsonSchemaValidator.kt, https://github.com/openai/openai-java/issues/732";
+const SRC_OPENAI_SDK_KEYWORDS: &str = "openai/openai-java openai-java-core/src/main/kotlin/com/openai/core/JsonSchemaValidator.kt (ALLOWED_KEYWORDS_ROOT_SCHEMA_ONLY: `$schema`, `$id`, `$defs`; every keyword outside its lists is refused)";
 const SRC_OPENAI_NAME: &str =
     "openai/openai-python src/openai/types/shared_params/function_definition.py (function name)";
 const SRC_PYDANTIC_AI_OPENAI: &str =
@@ -447,6 +450,29 @@ static OPENAI_STRICT: &[LintRule] = &[
         None,
         false,
         SRC_PYDANTIC_AI_OPENAI,
+    ),
+    // OpenAI's pages say nothing about these; its Java SDK, which checks a schema before
+    // sending it, allows `$schema` and `$id` at the root only and `$comment` nowhere (every
+    // keyword outside its lists is refused). No report says the API takes them where the SDK
+    // refuses, so lint agrees with the SDK (and with the independent checker in `tests/`);
+    // tailoring drops them.
+    rule(
+        "comment-keyword",
+        Error,
+        keywords(&["$comment"], Where::Anywhere),
+        "`$comment` is on no list of OpenAI's, and OpenAI's own Java SDK refuses it before sending; drop it (`project --provider openai-strict` does).",
+        None,
+        false,
+        SRC_OPENAI_SDK_KEYWORDS,
+    ),
+    rule(
+        "root-only-keyword",
+        Error,
+        keywords(&["$schema", "$id"], Where::Nested),
+        "`{keyword}` below the root: OpenAI's own Java SDK allows it at the root only and refuses it here before sending (a sub-schema copied from another document carries one); drop it (`project --provider openai-strict` does).",
+        None,
+        false,
+        SRC_OPENAI_SDK_KEYWORDS,
     ),
     rule(
         "undocumented-keyword",

@@ -41,8 +41,11 @@ const SUPPORTED: &[&str] = &[
 /// Allowed at the root only: OpenAI's Java SDK, which checks a schema before sending it "so that
 /// it can be determined to be likely to be accepted", allows `$schema` and `$id` there (and its
 /// generator writes `$schema` into every schema it sends). Before this source was found the
-/// checker refused them conservatively; 191 corpus tools carry `$schema`.
+/// checker refused them conservatively; 191 corpus tools carry `$schema`. Below the root the
+/// same SDK refuses them, and `$comment` anywhere (it is on none of its lists); no report says
+/// the API itself takes them, so the SDK's verdict is the checker's (rule `sdk-keyword`).
 const ROOT_ONLY: &[&str] = &["$schema", "$id"];
+const NOWHERE: &[&str] = &["$comment"];
 
 /// Documented as unsupported.
 const UNSUPPORTED: &[&str] = &[
@@ -116,6 +119,13 @@ pub static RULES: &[Rule] = &[
         source: "providers.md §4: can1357/oh-my-pi#209",
         says: "In context={at}, 'propertyNames' is not permitted.",
         check: |d| present(d, &["propertyNames"]),
+    },
+    Rule {
+        id: "sdk-keyword",
+        basis: Basis::Sdk,
+        source: "openai/openai-java JsonSchemaValidator.kt (ALLOWED_KEYWORDS_ROOT_SCHEMA_ONLY = $schema, $id, $defs; keywords outside its lists refused)",
+        says: "In context={at}, '{detail}' is not permitted.",
+        check: sdk_keywords,
     },
     Rule {
         id: "undocumented-keyword",
@@ -261,13 +271,28 @@ fn root_union(d: &Doc<'_>) -> Vec<Hit> {
         .collect()
 }
 
+fn sdk_keywords(d: &Doc<'_>) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    for (n, m) in d.maps() {
+        let root = n.at.is_empty();
+        for k in m.keys() {
+            if NOWHERE.contains(&k.as_str()) || !root && ROOT_ONLY.contains(&k.as_str()) {
+                hits.push(Hit::new(&n.at, k.clone()));
+            }
+        }
+    }
+    hits
+}
+
 /// Keywords the other rules name are left to them.
 fn undocumented(d: &Doc<'_>) -> Vec<Hit> {
     let mut hits = Vec::new();
     for (n, m) in d.maps() {
         for k in keywords_outside(m, SUPPORTED) {
-            let at_root = n.at.is_empty() && ROOT_ONLY.contains(&k.as_str());
-            if !at_root && !UNSUPPORTED.contains(&k.as_str()) && !REFUSED.contains(&k.as_str()) {
+            let named = [ROOT_ONLY, NOWHERE, UNSUPPORTED, REFUSED]
+                .iter()
+                .any(|list| list.contains(&k.as_str()));
+            if !named {
                 hits.push(Hit::new(&n.at, k));
             }
         }

@@ -352,9 +352,12 @@ pub fn steps(profile: Profile) -> &'static [Step] {
                     "undocumented-keyword",
                 ],
             },
-            // `$schema` and `$comment` are on no list of OpenAI's.
+            // OpenAI's Java SDK refuses `$comment` anywhere and `$schema`/`$id` below the root
+            // (lint: `comment-keyword`, `root-only-keyword`). At the root it allows them, but they
+            // name the original's dialect and identity, and the tailored schema is neither: they
+            // go too.
             DropListed {
-                set: KeywordSet::Named(&["$schema", "$comment"]),
+                set: KeywordSet::Named(&["$schema", "$id", "$comment"]),
             },
             DropFormats { rule: "format" },
             DropComplexPatterns { all: false },
