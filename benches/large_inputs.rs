@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use schemalens::manifest::{ManifestFormat, Tool, Writeback};
+use schemalens::manifest::{ManifestFormat, Writeback};
 use schemalens::{Linking, Mode, Options, project_tools_streamed};
 use serde_json::Value;
 
@@ -91,18 +91,15 @@ fn options(mode: Mode) -> Options {
 }
 
 /// What `schemalens project FILE --mode MODE` prints, computed in-process the way the CLI does
-/// it: each tool's schema moved out of the document, the tools projected in parallel a bounded
-/// way ahead, each projection written into the document as it comes and dropped.
+/// it: each tool's schema kept as text until the thread that projects it parses it, the tools
+/// projected in parallel a bounded way ahead, each projection written into the document as it
+/// comes and dropped.
 fn project_text(text: &str, origin: &str, options: &Options) -> String {
     let mut writeback =
         Writeback::load_reader(text.as_bytes(), origin, None).expect("bench input loads");
     let single = writeback.format == ManifestFormat::BareSchema;
     let order = if single { vec![0] } else { writeback.order() };
-    let mut loaded: Vec<Option<Tool>> = std::mem::take(&mut writeback.tools)
-        .into_iter()
-        .map(Some)
-        .collect();
-    let tools: Vec<Tool> = order.iter().filter_map(|i| loaded[*i].take()).collect();
+    let tools = writeback.take_tools(&order);
     let mut out = Vec::new();
     project_tools_streamed(tools, options, Linking::Skip, |projections| {
         let mut next = |_: usize| {

@@ -24,7 +24,7 @@ pub use projection::{
 };
 
 use lint::Profile;
-use manifest::{SchemaDialect, Tool};
+use manifest::{PendingTool, SchemaDialect, Tool};
 use projection::Tailored;
 
 /// Projects a tool's parameter schema in the dialect its manifest declares (Gemini
@@ -63,17 +63,19 @@ pub fn project_tools(
 
 /// [`project_tools`] over owned tools, handing each tool back with its projection to
 /// `consume` in the tools' order as they are made (see [`parallel::map_streamed`]). A tool's
-/// schema is dropped once it is projected, so the input shrinks as the projections are taken,
-/// and a caller that writes each projection out and drops it holds a few at a time.
+/// schema is parsed (if it is still text) on the thread that projects it and dropped once it
+/// is projected, so the input shrinks as the projections are taken, and a caller that writes
+/// each projection out and drops it holds a few at a time.
 pub fn project_tools_streamed<U>(
-    tools: Vec<Tool>,
+    tools: Vec<PendingTool>,
     options: &Options,
     linking: Linking,
     consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, Result<Projection, ProjectionError>)>) -> U,
 ) -> U {
     parallel::map_streamed(
         tools,
-        |mut tool| {
+        |pending| {
+            let mut tool = pending.into_tool();
             let projection = project_tool_linking(&tool, options, linking);
             tool.schema = serde_json::Value::Null;
             (tool, projection)

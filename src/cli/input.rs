@@ -1,7 +1,7 @@
 //! Loading the manifest named on the command line and choosing its tools.
 
 use schemalens::lint::Profile;
-use schemalens::manifest::{self, Manifest, Tool, Writeback};
+use schemalens::manifest::{self, Manifest, PendingTool, Tool, Writeback};
 use schemalens::projection::{Detail, Tailored};
 use schemalens::{
     Linking, Options, Projection, ProjectionError, project_tool, project_tool_linking,
@@ -88,7 +88,7 @@ pub fn project_selected<'m>(
 /// [`schemalens::project_tools_streamed`]).
 pub fn project_streamed<U>(
     origin: &str,
-    tools: Vec<Tool>,
+    tools: Vec<PendingTool>,
     options: &Options,
     linking: Linking,
     consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, Result<Projection, Failure>)>) -> U,

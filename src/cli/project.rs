@@ -18,24 +18,16 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     if args.watch {
         return watch(args);
     }
-    // Each tool's schema is held once (moved out of the document), and each projection is
-    // written into the document as it comes and dropped, so only a few are held at a time
-    // (the tools project in parallel, a bounded way ahead).
+    // Each tool's schema is held once (as text until the worker projecting it parses it), and
+    // each projection is written into the document as it comes and dropped, so only a few are
+    // held at a time (the tools project in parallel, a bounded way ahead).
     let mut writeback = input::load_writeback(&args.input)?;
     let selected = input::selected_of(&writeback.tools, &writeback.origin, &args.input)?;
     let single = writes_schema_alone(writeback.format, args);
     let order = if single { selected } else { writeback.order() };
     // The tools go to the projection in the order their schemas are written (the writer needs
     // only the document); a tool left out by `--tool` is dropped here with its schema.
-    let mut loaded: Vec<Option<Tool>> = std::mem::take(&mut writeback.tools)
-        .into_iter()
-        .map(Some)
-        .collect();
-    let tools: Vec<Tool> = order
-        .iter()
-        .filter_map(|i| loaded.get_mut(*i).and_then(Option::take))
-        .collect();
-    drop(loaded);
+    let tools = writeback.take_tools(&order);
     // Tailoring reads the links; the plain projection is only written out.
     let linking = match args.tailor.provider {
         Some(_) => Linking::Build,

@@ -10,6 +10,7 @@ mod format;
 mod formats;
 mod node;
 mod position;
+mod skeleton;
 mod source;
 mod streamed;
 mod writeback;
@@ -19,7 +20,7 @@ pub use format::{ManifestFormat, ParseFormatError, SchemaDialect};
 pub use formats::empty_parameters;
 pub use position::{Position, Span, TextIndex};
 pub use source::STDIN_ORIGIN;
-pub use streamed::{Writeback, WritebackError};
+pub use streamed::{PendingTool, Writeback, WritebackError};
 
 use serde_json::Value;
 use std::io::Read;

@@ -1,6 +1,7 @@
 //! Reading manifest text and parsing it as JSON, with positions a user can jump to.
 
 use super::error::ManifestError;
+use super::skeleton::{self, Skeleton};
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
@@ -54,9 +55,20 @@ fn decode_utf8(bytes: Vec<u8>, origin: &str) -> Result<String, ManifestError> {
 
 /// Parses JSON, keeping key order (serde_json's `preserve_order`).
 pub fn parse_json(text: &str, origin: &str) -> Result<Value, ManifestError> {
-    // Editors on Windows save a BOM that serde_json rejects; it carries no meaning here.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = without_bom(text);
     serde_json::from_str(text).map_err(|err| json_error(&err, text, origin))
+}
+
+/// [`parse_json`], with the objects that may be parameter schemas left as text (see
+/// [`skeleton`]); the same errors.
+pub fn parse_skeleton(text: &str, origin: &str) -> Result<Skeleton, ManifestError> {
+    let text = without_bom(text);
+    skeleton::parse(text).map_err(|err| json_error(&err, text, origin))
+}
+
+/// Editors on Windows save a BOM that serde_json rejects; it carries no meaning here.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 fn json_error(err: &serde_json::Error, text: &str, origin: &str) -> ManifestError {

@@ -3,7 +3,7 @@
 //! tools never holds all of its projections, nor the projected document, at once.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -12,20 +12,58 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::formats::empty_parameters;
+use super::skeleton::{self, Skeleton};
 use super::writeback::insertion_point;
 use super::{Manifest, ManifestError, ManifestFormat, Tool, source};
 use crate::pointer;
 
 /// A manifest taken apart for [`Writeback::write_pretty`]: its tools, and its document without
-/// their parameter schemas (each tool has its own in [`Tool::schema`], so the document does not
-/// hold them a second time).
+/// their parameter schemas (each tool has its own, so the document does not hold them a second
+/// time).
 #[derive(Debug)]
 pub struct Writeback {
     pub origin: String,
     pub format: ManifestFormat,
+    /// The tools; a schema the loader left as text (see `schema_texts`) is `null` here until
+    /// [`Writeback::take_tools`] hands the tool over.
     pub tools: Vec<Tool>,
+    /// Per tool, its parameter schema's JSON text, when it is not parsed yet.
+    schema_texts: Vec<Option<Box<str>>>,
     document: Value,
     slots: Slot,
+}
+
+/// A tool taken from a [`Writeback`], its parameter schema possibly still JSON text, so that
+/// it is parsed by the thread that projects it (and dropped after) rather than all schemas
+/// being parsed, and held, at once.
+#[derive(Debug)]
+pub struct PendingTool {
+    tool: Tool,
+    schema_text: Option<Box<str>>,
+}
+
+impl PendingTool {
+    pub fn name(&self) -> &str {
+        &self.tool.name
+    }
+
+    /// The tool, its schema parsed.
+    pub fn into_tool(self) -> Tool {
+        let mut tool = self.tool;
+        if let Some(text) = self.schema_text {
+            tool.schema = skeleton::parse_deferred(&text);
+        }
+        tool
+    }
+}
+
+impl From<Tool> for PendingTool {
+    fn from(tool: Tool) -> PendingTool {
+        PendingTool {
+            tool,
+            schema_text: None,
+        }
+    }
 }
 
 /// Where projected schemas go, as a trie of the document's pointer tokens.
@@ -66,6 +104,7 @@ impl Manifest {
         Writeback {
             origin,
             format,
+            schema_texts: vec![None; tools.len()],
             tools,
             document,
             slots,
@@ -94,26 +133,78 @@ impl Writeback {
         Writeback::load_str(text, origin, format)
     }
 
+    /// Every tool's schema left as text by the parse stays so (see [`skeleton`]); the rest
+    /// are moved out of the document.
     fn load_str(
         text: String,
         origin: &str,
         format: Option<ManifestFormat>,
     ) -> Result<Writeback, ManifestError> {
-        let mut document = source::parse_json(&text, origin)?;
+        let mut skeleton = source::parse_skeleton(&text, origin)?;
         drop(text);
-        let (format, mut tools) = super::read(&document, origin, format)?;
-        let (slots, taken) = take_schemas(&mut document, format, &tools);
+        let (format, mut tools) = read_skeleton(&mut skeleton, origin, format)?;
+        let (slots, taken) = take_schemas(&mut skeleton.document, format, &tools);
         for (index, schema) in taken {
             tools[index].schema = schema;
+        }
+        let mut schema_texts = vec![None; tools.len()];
+        let mut texts: HashMap<String, Box<str>> = skeleton.deferred.into_iter().collect();
+        for (tool, text) in tools.iter_mut().zip(&mut schema_texts) {
+            if let Some(deferred) = tool.schema_pointer.as_ref().and_then(|p| texts.remove(p)) {
+                // What was moved out is the empty object standing in for it.
+                tool.schema = Value::Null;
+                *text = Some(deferred);
+            }
         }
         Ok(Writeback {
             origin: origin.to_owned(),
             format,
             tools,
-            document,
+            schema_texts,
+            document: skeleton.document,
             slots,
         })
     }
+
+    /// The tools at `order` (indices into [`Writeback::tools`]), in that order, for
+    /// projection; the others are dropped with their schemas.
+    pub fn take_tools(&mut self, order: &[usize]) -> Vec<PendingTool> {
+        let mut tools: Vec<Option<PendingTool>> = std::mem::take(&mut self.tools)
+            .into_iter()
+            .zip(std::mem::take(&mut self.schema_texts))
+            .map(|(tool, schema_text)| Some(PendingTool { tool, schema_text }))
+            .collect();
+        order
+            .iter()
+            .filter_map(|i| tools.get_mut(*i).and_then(Option::take))
+            .collect()
+    }
+}
+
+/// The format and tools of a parsed skeleton. The readers look at a parameter schema's kind
+/// only, which its stand-in keeps; when anything else was left as text, or reading fails (its
+/// message might name a stand-in), it is all parsed in and read again, as from the whole
+/// document.
+fn read_skeleton(
+    skeleton: &mut Skeleton,
+    origin: &str,
+    format: Option<ManifestFormat>,
+) -> Result<(ManifestFormat, Vec<Tool>), ManifestError> {
+    if let Ok((format, tools)) = super::read(&skeleton.document, origin, format) {
+        let schemas: HashSet<&str> = tools
+            .iter()
+            .filter_map(|t| t.schema_pointer.as_deref())
+            .collect();
+        if skeleton
+            .deferred
+            .iter()
+            .all(|(at, _)| schemas.contains(at.as_str()))
+        {
+            return Ok((format, tools));
+        }
+    }
+    skeleton.fill_in();
+    super::read(&skeleton.document, origin, format)
 }
 
 /// The places of `tools`' schemas in `document`, and the schemas there, taken out (by tool
@@ -341,19 +432,28 @@ mod tests {
             .collect();
         let expected =
             serde_json::to_string_pretty(&manifest.with_schemas(&replacements)).expect("writes");
-        let writeback = Writeback::load_reader(text.as_bytes(), "test.json", None).expect("loads");
+        let mut writeback =
+            Writeback::load_reader(text.as_bytes(), "test.json", None).expect("loads");
         assert_eq!(
-            writeback.tools, manifest.tools,
-            "moved out as the manifest copies them"
+            writeback.document,
+            manifest.clone().into_writeback().document
         );
-        assert_eq!(writeback.document, manifest.into_writeback().document);
         assert_eq!(writeback.order(), selected);
+        let tools: Vec<Tool> = writeback
+            .take_tools(&selected)
+            .into_iter()
+            .map(PendingTool::into_tool)
+            .collect();
+        assert_eq!(
+            tools, manifest.tools,
+            "parsed or moved out as the manifest copies them"
+        );
         let mut asked = Vec::new();
         let mut out = Vec::new();
         writeback
             .write_pretty(&mut out, |i| {
                 asked.push(i);
-                Ok::<_, ()>(schema_for(&writeback.tools[i]))
+                Ok::<_, ()>(schema_for(&tools[i]))
             })
             .expect("writes");
         assert_eq!(String::from_utf8(out).expect("UTF-8"), expected);
@@ -382,6 +482,41 @@ mod tests {
     #[test]
     fn a_bare_schema_is_replaced_whole() {
         same_as_with_schemas(r#"{"type": "object", "title": "T"}"#, closed);
+        // Properties named like a tool's schema are left as text by the parse, then parsed in.
+        same_as_with_schemas(
+            r#"{"type": "object", "properties": {"parameters": {"type": "object",
+                "properties": {"inputSchema": {"type": "string"}}}, "input_schema": true}}"#,
+            closed,
+        );
+    }
+
+    #[test]
+    fn tool_schemas_stay_text_until_taken() {
+        let text = r#"{"tools": [
+            {"name": "a", "inputSchema": {"type": "object", "properties": {"p": {"enum": ["}", "\"{"]}}}},
+            {"name": "b", "inputSchema": true}
+        ]}"#;
+        let writeback = Writeback::load_reader(text.as_bytes(), "t", None).expect("loads");
+        assert_eq!(writeback.tools[0].schema, Value::Null);
+        assert_eq!(
+            writeback.schema_texts[0].as_deref(),
+            Some(r#"{"type": "object", "properties": {"p": {"enum": ["}", "\"{"]}}}"#)
+        );
+        assert_eq!(writeback.tools[1].schema, Value::Bool(true));
+        assert_eq!(writeback.schema_texts[1], None);
+    }
+
+    #[test]
+    fn objects_named_like_schemas_elsewhere_are_parsed_in() {
+        // An annotation and an output schema property under schema names, both within the depth
+        // where the parse leaves such objects as text: they are written back as they were.
+        let text = r#"{"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+            {"name": "a", "annotations": {"parameters": {"x": 1}},
+             "inputSchema": {"type": "object"},
+             "outputSchema": {"type": "object", "properties": {"parameters": {"type": "array"}}}}
+        ]}}"#;
+        same_as_with_schemas(text, closed);
+        same_as_with_schemas(text, |t| t.schema.clone());
     }
 
     #[test]
