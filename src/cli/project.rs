@@ -79,10 +79,14 @@ fn writes_schema_alone(format: ManifestFormat, args: &ProjectArgs) -> bool {
 /// to project leaves stdout empty, as when the whole document was made before any of it was
 /// written, and stderr's warnings all come before the document.
 struct HeldStdout<'a> {
-    held: Vec<u8>,
+    /// In chunks of [`HELD_CHUNK`] bytes: one growing buffer would be copied each time it
+    /// doubles, holding the old and the new at once.
+    held: Vec<Vec<u8>>,
     out: std::io::BufWriter<std::io::StdoutLock<'static>>,
     released: &'a Cell<bool>,
 }
+
+const HELD_CHUNK: usize = 64 * 1024;
 
 impl<'a> HeldStdout<'a> {
     fn new(released: &'a Cell<bool>) -> HeldStdout<'a> {
@@ -93,9 +97,24 @@ impl<'a> HeldStdout<'a> {
         }
     }
 
+    fn hold(&mut self, mut buf: &[u8]) {
+        while !buf.is_empty() {
+            let chunk = match self.held.last_mut() {
+                Some(chunk) if chunk.len() < HELD_CHUNK => chunk,
+                _ => {
+                    self.held.push(Vec::with_capacity(HELD_CHUNK));
+                    self.held.last_mut().expect("just pushed")
+                }
+            };
+            let n = buf.len().min(HELD_CHUNK - chunk.len());
+            chunk.extend_from_slice(&buf[..n]);
+            buf = &buf[n..];
+        }
+    }
+
     fn write_held(&mut self) -> std::io::Result<()> {
-        if !self.held.is_empty() {
-            self.out.write_all(&std::mem::take(&mut self.held))?;
+        for chunk in std::mem::take(&mut self.held) {
+            self.out.write_all(&chunk)?;
         }
         Ok(())
     }
@@ -104,7 +123,7 @@ impl<'a> HeldStdout<'a> {
 impl Write for HeldStdout<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if !self.released.get() {
-            self.held.extend_from_slice(buf);
+            self.hold(buf);
             return Ok(buf.len());
         }
         self.write_held()?;
