@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::nodes::{self, Node};
 use super::ollama::{self, OllamaView};
 use super::rule::{Check, Counted, Limit, NamePattern, RootTypeCase, Where};
+use super::shapes::{self, Class};
 use super::text::{self, py_set, short_json};
 use crate::pointer;
 use crate::schema::Kind;
@@ -52,6 +53,8 @@ pub(crate) struct SchemaCx<'a> {
     pub nodes: Vec<Node<'a>>,
     pub index: HashMap<String, usize>,
     ollama: OnceCell<OllamaView>,
+    /// The nodes grouped by equal subtrees, made when a node-local rule first runs.
+    classes: OnceCell<Vec<Class>>,
     /// Gemini proto paths by pointer: numbering a map entry scans the map, and a big
     /// `$defs` would otherwise be scanned once per finding.
     proto: RefCell<HashMap<String, String>>,
@@ -69,6 +72,7 @@ impl<'a> SchemaCx<'a> {
             nodes,
             index,
             ollama: OnceCell::new(),
+            classes: OnceCell::new(),
             proto: RefCell::new(HashMap::new()),
         }
     }
@@ -79,6 +83,11 @@ impl<'a> SchemaCx<'a> {
             .entry(at.to_owned())
             .or_insert_with(|| text::proto_path(self.root, at))
             .clone()
+    }
+
+    /// The nodes by equal subtree (see `shapes`), shared by every profile linting this schema.
+    pub fn classes(&self) -> &[Class] {
+        self.classes.get_or_init(|| shapes::classes(&self.nodes))
     }
 
     pub fn ollama(&self) -> &OllamaView {
@@ -242,13 +251,55 @@ pub(crate) fn has_lookaround(pattern: &str) -> bool {
     false
 }
 
+/// Whether a check reads one node at a time (its keywords, their values, the names of its
+/// properties, the keyword holding it, whether it is the root) and reports at that node or at
+/// one of its properties: then equal subtrees get the same hits, at the same relative places.
+pub(crate) fn is_local(check: &Check) -> bool {
+    match check {
+        Check::Keywords { .. }
+        | Check::KeywordsOutside { .. }
+        | Check::Values { .. }
+        | Check::AtMost { .. }
+        | Check::Closed
+        | Check::AllRequired
+        | Check::RequiredDeclared
+        | Check::ObjectProperties
+        | Check::PropertiesNonEmpty
+        | Check::RequiredAbsent
+        | Check::TypeArray
+        | Check::EnumValues { .. }
+        | Check::EnumOnNonString
+        | Check::RefSiblings { .. }
+        | Check::ArrayItems
+        | Check::TupleItems
+        | Check::ArrayItemsTyped
+        | Check::NodeType { .. }
+        | Check::Lookaround
+        | Check::PropertyName(_) => true,
+        Check::RootNotJsonObject
+        | Check::RootType(_)
+        | Check::RecursiveRef
+        | Check::Limit(_)
+        | Check::Draft2020
+        | Check::GoDecode
+        | Check::GoDropped(_)
+        | Check::ToolName(_)
+        | Check::UniqueToolNames
+        | Check::ToolSet { .. } => false,
+    }
+}
+
 pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
     let mut hits = Vec::new();
+    if is_local(check) {
+        for node in &cx.nodes {
+            local_hits(check, node, &mut hits);
+        }
+        return hits;
+    }
     match *check {
-        Check::RootNotJsonObject => {
-            if !cx.root.is_object() {
-                hits.push(Hit::at("", short_json(cx.root)));
-            }
+        Check::RootNotJsonObject if !cx.root.is_object() => {
+            hits.push(Hit::at("", short_json(cx.root)));
         }
         Check::RootType(case) => match cx.root.get("type") {
             None if case != RootTypeCase::NotObject => {
@@ -259,243 +310,6 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
             }
             _ => {}
         },
-        Check::Keywords { names, at } => {
-            for (node, map) in objects(cx).filter(|(n, _)| in_scope(n, at)) {
-                for key in map.keys().filter(|k| names.contains(&k.as_str())) {
-                    hits.push(Hit::at(&node.pointer, key.as_str()).keyword(key));
-                }
-            }
-        }
-        Check::KeywordsOutside { allowed, at } => {
-            for (node, map) in objects(cx).filter(|(n, _)| in_scope(n, at)) {
-                for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
-                    hits.push(Hit::at(&node.pointer, key.as_str()).keyword(key));
-                }
-            }
-        }
-        Check::Values { keyword, allowed } => {
-            for (node, map) in objects(cx) {
-                // A list (`type: [...]`) is judged value by value.
-                let values: &[Value] = match map.get(keyword) {
-                    Some(Value::Array(list)) => list,
-                    Some(v) => std::slice::from_ref(v),
-                    None => continue,
-                };
-                for v in values {
-                    if !v.as_str().is_some_and(|v| allowed.contains(&v)) {
-                        let shown = v.as_str().map_or_else(|| short_json(v), str::to_owned);
-                        hits.push(Hit::at(&node.pointer, shown).keyword(keyword));
-                    }
-                }
-            }
-        }
-        Check::AtMost { keyword, max } => {
-            for (node, map) in objects(cx) {
-                if let Some(n) = map.get(keyword).and_then(Value::as_f64)
-                    && n > max as f64
-                {
-                    hits.push(Hit::at(&node.pointer, map[keyword].to_string()).keyword(keyword));
-                }
-            }
-        }
-        Check::Closed => {
-            for (node, map) in objects(cx).filter(|(n, _)| is_object(n.schema)) {
-                let detail = match map.get("additionalProperties") {
-                    Some(Value::Bool(false)) => continue,
-                    None => "it is not set".to_owned(),
-                    Some(Value::Bool(true)) => "it is true".to_owned(),
-                    Some(_) => "it is a schema".to_owned(),
-                };
-                hits.push(Hit::at(&node.pointer, detail).keyword("additionalProperties"));
-            }
-        }
-        Check::AllRequired => {
-            for (node, map) in objects(cx) {
-                let Some(Value::Object(props)) = map.get("properties") else {
-                    continue;
-                };
-                let required: HashSet<&str> = map
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|r| r.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                for key in props.keys().filter(|k| !required.contains(k.as_str())) {
-                    hits.push(
-                        Hit::at(&node.pointer, key.as_str())
-                            .keyword("required")
-                            .item(key.as_str()),
-                    );
-                }
-            }
-        }
-        Check::RequiredDeclared => {
-            for (node, map) in objects(cx) {
-                let Some(Value::Array(required)) = map.get("required") else {
-                    continue;
-                };
-                let props = map.get("properties").and_then(Value::as_object);
-                for (i, name) in required.iter().enumerate() {
-                    let Some(name) = name.as_str() else { continue };
-                    if !props.is_some_and(|p| p.contains_key(name)) {
-                        hits.push(
-                            Hit::at(&node.pointer, name)
-                                .keyword("required")
-                                .item(i.to_string()),
-                        );
-                    }
-                }
-            }
-        }
-        Check::ObjectProperties => {
-            for (node, map) in objects(cx).filter(|(n, _)| is_object(n.schema)) {
-                if !map.contains_key("properties") {
-                    hits.push(Hit::at(&node.pointer, ""));
-                }
-            }
-        }
-        Check::PropertiesNonEmpty => {
-            for (node, map) in objects(cx).filter(|(n, _)| is_object(n.schema)) {
-                let holds_none = match map.get("properties") {
-                    Some(Value::Object(p)) => p.is_empty() && !node.pointer.is_empty(),
-                    _ => true,
-                };
-                if holds_none {
-                    hits.push(Hit::at(&node.pointer, ""));
-                }
-            }
-        }
-        Check::RequiredAbsent => {
-            for (node, map) in objects(cx) {
-                let empty = matches!(map.get("properties"), Some(Value::Object(p)) if p.is_empty());
-                if empty && !map.get("required").is_some_and(Value::is_array) {
-                    hits.push(Hit::at(&node.pointer, "").keyword("required"));
-                }
-            }
-        }
-        Check::TypeArray => {
-            for (node, map) in objects(cx) {
-                if let Some(t @ Value::Array(_)) = map.get("type") {
-                    hits.push(Hit::at(&node.pointer, short_json(t)).keyword("type"));
-                }
-            }
-        }
-        Check::EnumValues { kinds } => {
-            let allowed = |k: Kind| {
-                kinds.contains(&k) || (k == Kind::Integer && kinds.contains(&Kind::Number))
-            };
-            for (node, map) in objects(cx) {
-                let Some(Value::Array(values)) = map.get("enum") else {
-                    continue;
-                };
-                for (i, v) in values.iter().enumerate() {
-                    if !allowed(Kind::of(v)) {
-                        hits.push(
-                            Hit::at(&node.pointer, short_json(v))
-                                .keyword("enum")
-                                .item(i.to_string()),
-                        );
-                    }
-                }
-            }
-        }
-        Check::EnumOnNonString => {
-            for (node, map) in objects(cx) {
-                if map.contains_key("enum") && !enum_type_taken(map) {
-                    let detail = map
-                        .get("type")
-                        .map(short_json)
-                        .unwrap_or_else(|| "no type".to_owned());
-                    hits.push(Hit::at(&node.pointer, detail).keyword("enum"));
-                }
-            }
-        }
-        Check::RefSiblings {
-            allowed,
-            dollar_prefixed,
-        } => {
-            for (node, map) in objects(cx) {
-                let Some(reference) = map.get("$ref") else {
-                    continue;
-                };
-                let siblings: Vec<&str> = map
-                    .keys()
-                    .map(String::as_str)
-                    .filter(|k| {
-                        *k != "$ref"
-                            && !allowed.contains(k)
-                            && !(dollar_prefixed && k.starts_with('$'))
-                    })
-                    .collect();
-                if !siblings.is_empty() {
-                    let target = reference.as_str().unwrap_or_default();
-                    let name = target.rsplit('/').next().unwrap_or(target);
-                    hits.push(
-                        Hit::at(&node.pointer, py_set(&siblings))
-                            .keyword("$ref")
-                            .item(pointer::unescape(name).into_owned()),
-                    );
-                }
-            }
-        }
-        Check::ArrayItems => {
-            for (node, map) in objects(cx).filter(|(n, _)| is_array(n.schema)) {
-                if !map.contains_key("items") {
-                    let detail = if map.contains_key("prefixItems") {
-                        "only `prefixItems` describes the elements"
-                    } else {
-                        "nothing describes the elements"
-                    };
-                    hits.push(Hit::at(&node.pointer, detail));
-                }
-            }
-        }
-        Check::TupleItems => {
-            for (node, map) in objects(cx) {
-                if let Some(Value::Array(positions)) = map.get("items") {
-                    let n = positions.len();
-                    let detail = format!("{n} schema{}", if n == 1 { "" } else { "s" });
-                    hits.push(Hit::at(&node.pointer, detail).keyword("items"));
-                }
-            }
-        }
-        Check::ArrayItemsTyped => {
-            for (node, map) in objects(cx).filter(|(n, _)| is_array(n.schema)) {
-                if let Some(items) = map.get("items")
-                    && !says_a_kind(items)
-                {
-                    hits.push(Hit::at(&node.pointer, short_json(items)).keyword("items"));
-                }
-            }
-        }
-        Check::NodeType { stand_ins } => {
-            // `additionalProperties: false` and its kin close a container; they do not
-            // describe a value, so they need no type.
-            const CLOSERS: &[&str] = &[
-                "additionalProperties",
-                "unevaluatedProperties",
-                "additionalItems",
-                "unevaluatedItems",
-            ];
-            for node in &cx.nodes {
-                let untyped = match node.schema {
-                    Value::Object(m) => !stand_ins.iter().any(|k| m.contains_key(*k)),
-                    Value::Bool(_) => !node.via.is_some_and(|k| CLOSERS.contains(&k)),
-                    _ => false,
-                };
-                if untyped {
-                    hits.push(Hit::at(&node.pointer, short_json(node.schema)));
-                }
-            }
-        }
-        Check::Lookaround => {
-            for (node, map) in objects(cx) {
-                if let Some(Value::String(p)) = map.get("pattern")
-                    && has_lookaround(p)
-                {
-                    hits.push(Hit::at(&node.pointer, p.as_str()).keyword("pattern"));
-                }
-            }
-        }
         Check::RecursiveRef => hits.extend(recursive_refs(cx)),
         Check::Limit(limit) => hits.extend(limit_hits(limit, cx)),
         Check::Draft2020 => {
@@ -512,19 +326,6 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
                 hits.push(hit);
             }
         }
-        Check::PropertyName(pattern) => {
-            for (node, map) in objects(cx) {
-                let Some(Value::Object(props)) = map.get("properties") else {
-                    continue;
-                };
-                for name in props.keys() {
-                    if let Some(problem) = name_problem(name, &pattern) {
-                        let at = pointer::join(&node.pointer, ["properties", name.as_str()]);
-                        hits.push(Hit::at(&at, problem).item(name.as_str()));
-                    }
-                }
-            }
-        }
         Check::GoDecode => {
             for error in &cx.ollama().errors {
                 let (at, keyword) = cx.locate(&error.pointer);
@@ -538,9 +339,224 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
                 hits.push(Hit::at(&d.pointer, d.keyword.as_str()).keyword(&d.keyword));
             }
         }
-        Check::ToolName(_) | Check::UniqueToolNames | Check::ToolSet { .. } => {}
+        // Local checks were read above; tool checks are `tool_hits`'.
+        _ => {}
     }
     hits
+}
+
+/// The hits of a [`is_local`] check at one node, in the order the node's keys give.
+pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
+    if let Check::NodeType { stand_ins } = *check {
+        // `additionalProperties: false` and its kin close a container; they do not
+        // describe a value, so they need no type.
+        const CLOSERS: &[&str] = &[
+            "additionalProperties",
+            "unevaluatedProperties",
+            "additionalItems",
+            "unevaluatedItems",
+        ];
+        let untyped = match node.schema {
+            Value::Object(m) => !stand_ins.iter().any(|k| m.contains_key(*k)),
+            Value::Bool(_) => !node.via.is_some_and(|k| CLOSERS.contains(&k)),
+            _ => false,
+        };
+        if untyped {
+            hits.push(Hit::at(&node.pointer, short_json(node.schema)));
+        }
+        return;
+    }
+    let Some(map) = node.schema.as_object() else {
+        return;
+    };
+    match *check {
+        Check::Keywords { names, at } if in_scope(node, at) => {
+            for key in map.keys().filter(|k| names.contains(&k.as_str())) {
+                hits.push(Hit::at(&node.pointer, key.as_str()).keyword(key));
+            }
+        }
+        Check::KeywordsOutside { allowed, at } if in_scope(node, at) => {
+            for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
+                hits.push(Hit::at(&node.pointer, key.as_str()).keyword(key));
+            }
+        }
+        Check::Values { keyword, allowed } => {
+            // A list (`type: [...]`) is judged value by value.
+            let values: &[Value] = match map.get(keyword) {
+                Some(Value::Array(list)) => list,
+                Some(v) => std::slice::from_ref(v),
+                None => return,
+            };
+            for v in values {
+                if !v.as_str().is_some_and(|v| allowed.contains(&v)) {
+                    let shown = v.as_str().map_or_else(|| short_json(v), str::to_owned);
+                    hits.push(Hit::at(&node.pointer, shown).keyword(keyword));
+                }
+            }
+        }
+        Check::AtMost { keyword, max } => {
+            if let Some(n) = map.get(keyword).and_then(Value::as_f64)
+                && n > max as f64
+            {
+                hits.push(Hit::at(&node.pointer, map[keyword].to_string()).keyword(keyword));
+            }
+        }
+        Check::Closed if is_object(node.schema) => {
+            let detail = match map.get("additionalProperties") {
+                Some(Value::Bool(false)) => return,
+                None => "it is not set",
+                Some(Value::Bool(true)) => "it is true",
+                Some(_) => "it is a schema",
+            };
+            hits.push(Hit::at(&node.pointer, detail).keyword("additionalProperties"));
+        }
+        Check::AllRequired => {
+            let Some(Value::Object(props)) = map.get("properties") else {
+                return;
+            };
+            let required: HashSet<&str> = map
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for key in props.keys().filter(|k| !required.contains(k.as_str())) {
+                hits.push(
+                    Hit::at(&node.pointer, key.as_str())
+                        .keyword("required")
+                        .item(key.as_str()),
+                );
+            }
+        }
+        Check::RequiredDeclared => {
+            let Some(Value::Array(required)) = map.get("required") else {
+                return;
+            };
+            let props = map.get("properties").and_then(Value::as_object);
+            for (i, name) in required.iter().enumerate() {
+                let Some(name) = name.as_str() else { continue };
+                if !props.is_some_and(|p| p.contains_key(name)) {
+                    hits.push(
+                        Hit::at(&node.pointer, name)
+                            .keyword("required")
+                            .item(i.to_string()),
+                    );
+                }
+            }
+        }
+        Check::ObjectProperties if is_object(node.schema) && !map.contains_key("properties") => {
+            hits.push(Hit::at(&node.pointer, ""));
+        }
+        Check::PropertiesNonEmpty if is_object(node.schema) => {
+            let holds_none = match map.get("properties") {
+                Some(Value::Object(p)) => p.is_empty() && !node.pointer.is_empty(),
+                _ => true,
+            };
+            if holds_none {
+                hits.push(Hit::at(&node.pointer, ""));
+            }
+        }
+        Check::RequiredAbsent => {
+            let empty = matches!(map.get("properties"), Some(Value::Object(p)) if p.is_empty());
+            if empty && !map.get("required").is_some_and(Value::is_array) {
+                hits.push(Hit::at(&node.pointer, "").keyword("required"));
+            }
+        }
+        Check::TypeArray => {
+            if let Some(t @ Value::Array(_)) = map.get("type") {
+                hits.push(Hit::at(&node.pointer, short_json(t)).keyword("type"));
+            }
+        }
+        Check::EnumValues { kinds } => {
+            let allowed = |k: Kind| {
+                kinds.contains(&k) || (k == Kind::Integer && kinds.contains(&Kind::Number))
+            };
+            let Some(Value::Array(values)) = map.get("enum") else {
+                return;
+            };
+            for (i, v) in values.iter().enumerate() {
+                if !allowed(Kind::of(v)) {
+                    hits.push(
+                        Hit::at(&node.pointer, short_json(v))
+                            .keyword("enum")
+                            .item(i.to_string()),
+                    );
+                }
+            }
+        }
+        Check::EnumOnNonString if map.contains_key("enum") && !enum_type_taken(map) => {
+            let detail = map
+                .get("type")
+                .map(short_json)
+                .unwrap_or_else(|| "no type".to_owned());
+            hits.push(Hit::at(&node.pointer, detail).keyword("enum"));
+        }
+        Check::RefSiblings {
+            allowed,
+            dollar_prefixed,
+        } => {
+            let Some(reference) = map.get("$ref") else {
+                return;
+            };
+            let siblings: Vec<&str> = map
+                .keys()
+                .map(String::as_str)
+                .filter(|k| {
+                    *k != "$ref" && !allowed.contains(k) && !(dollar_prefixed && k.starts_with('$'))
+                })
+                .collect();
+            if !siblings.is_empty() {
+                let target = reference.as_str().unwrap_or_default();
+                let name = target.rsplit('/').next().unwrap_or(target);
+                hits.push(
+                    Hit::at(&node.pointer, py_set(&siblings))
+                        .keyword("$ref")
+                        .item(pointer::unescape(name).into_owned()),
+                );
+            }
+        }
+        Check::ArrayItems if is_array(node.schema) && !map.contains_key("items") => {
+            let detail = if map.contains_key("prefixItems") {
+                "only `prefixItems` describes the elements"
+            } else {
+                "nothing describes the elements"
+            };
+            hits.push(Hit::at(&node.pointer, detail));
+        }
+        Check::TupleItems => {
+            if let Some(Value::Array(positions)) = map.get("items") {
+                let n = positions.len();
+                let detail = format!("{n} schema{}", if n == 1 { "" } else { "s" });
+                hits.push(Hit::at(&node.pointer, detail).keyword("items"));
+            }
+        }
+        Check::ArrayItemsTyped => {
+            if is_array(node.schema)
+                && let Some(items) = map.get("items")
+                && !says_a_kind(items)
+            {
+                hits.push(Hit::at(&node.pointer, short_json(items)).keyword("items"));
+            }
+        }
+        Check::Lookaround => {
+            if let Some(Value::String(p)) = map.get("pattern")
+                && has_lookaround(p)
+            {
+                hits.push(Hit::at(&node.pointer, p.as_str()).keyword("pattern"));
+            }
+        }
+        Check::PropertyName(pattern) => {
+            let Some(Value::Object(props)) = map.get("properties") else {
+                return;
+            };
+            for name in props.keys() {
+                if let Some(problem) = name_problem(name, &pattern) {
+                    let at = pointer::join(&node.pointer, ["properties", name.as_str()]);
+                    hits.push(Hit::at(&at, problem).item(name.as_str()));
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// One local `$ref` of the schema.

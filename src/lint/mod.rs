@@ -13,9 +13,10 @@ pub mod ollama;
 mod profiles;
 pub mod report;
 mod rule;
+mod shapes;
 mod text;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
 
@@ -241,6 +242,18 @@ pub fn lint_grouped(
     Batch::new(tools.to_vec(), links.to_vec()).lint(profile)
 }
 
+/// [`lint_grouped`] with every rule run at every node: the straightforward lint that the
+/// shared one (node-local rules read once per class of equal subtrees) must equal. For tests.
+#[doc(hidden)]
+pub fn lint_grouped_node_by_node(
+    profile: Profile,
+    tools: &[Subject<'_>],
+    links: &[Option<(&Links, &Value)>],
+) -> Vec<Vec<Group>> {
+    let batch = Batch::new(tools.to_vec(), links.to_vec());
+    batch.grouped(profile, hits_node_by_node(profile, tools, &batch.cxs))
+}
+
 /// The tools of one request, read once and linted for as many profiles as asked: reading a
 /// large projection costs more than running one profile's rules on it.
 pub(crate) struct Batch<'a> {
@@ -265,8 +278,15 @@ impl<'a> Batch<'a> {
     }
 
     pub(crate) fn lint(&self, profile: Profile) -> Vec<Vec<Group>> {
-        hits(profile, &self.tools, &self.cxs, &|_| true)
-            .into_iter()
+        self.grouped(profile, hits(profile, &self.tools, &self.cxs, &|_| true))
+    }
+
+    fn grouped(
+        &self,
+        profile: Profile,
+        hits: Vec<Vec<(SortKey, &'static LintRule, Hit)>>,
+    ) -> Vec<Vec<Group>> {
+        hits.into_iter()
             .enumerate()
             .map(|(i, list)| {
                 let links = self.links.get(i).copied().flatten();
@@ -280,66 +300,218 @@ impl<'a> Batch<'a> {
 
 /// The hits of the rules `wanted` picks on every tool, each tool's sorted (tool-level first,
 /// then document order, then table order).
+///
+/// A keyword a more specific rule already explained is not repeated by a catch-all list (a
+/// presence rule): a presence hit is dropped when an earlier rule hit the same keyword of the
+/// same node. An unwanted rule still runs when a wanted presence rule comes after it, for the
+/// keywords it claims.
 fn hits(
     profile: Profile,
     tools: &[Subject<'_>],
     cxs: &[SchemaCx<'_>],
     wanted: &dyn Fn(&LintRule) -> bool,
 ) -> Vec<Vec<(SortKey, &'static LintRule, Hit)>> {
-    let tool_cxs: Vec<ToolCx<'_>> = tools
+    let tool_cxs = tool_cxs(tools, cxs);
+    let mut keyed: Vec<Vec<(SortKey, &'static LintRule, Hit)>> =
+        (0..tools.len()).map(|_| Vec::new()).collect();
+    let last_claim_reader = profile
+        .rules()
+        .iter()
+        .rposition(|r| wanted(r) && is_presence(r));
+    let running: Vec<Running> = profile
+        .rules()
+        .iter()
+        .enumerate()
+        .filter_map(|(rank, rule)| {
+            let keep = wanted(rule);
+            let runs = keep || last_claim_reader.is_some_and(|last| rank <= last);
+            runs.then_some(Running { rank, rule, keep })
+        })
+        .collect();
+    let (local, other): (Vec<Running>, Vec<Running>) = running
+        .into_iter()
+        .filter(|r| r.rule.applies.target() == Target::Schema || r.keep)
+        .partition(|r| checks::is_local(&r.rule.applies));
+    for (i, cx) in cxs.iter().enumerate() {
+        // (document order of the node, keyword) → the first rule (by rank) that hit it, among
+        // the rules that do not read one node at a time.
+        let mut claims: HashMap<(usize, String), usize> = HashMap::new();
+        let mut other_hits: Vec<(SortKey, &'static LintRule, Hit)> = Vec::new();
+        for r in &other {
+            if r.rule.applies.target() == Target::Tool {
+                continue;
+            }
+            for hit in checks::schema_hits(&r.rule.applies, cx) {
+                let order = cx.order(&hit.pointer);
+                if let Some(keyword) = &hit.keyword
+                    && order != usize::MAX
+                {
+                    claims.entry((order, keyword.clone())).or_insert(r.rank);
+                }
+                if r.keep {
+                    other_hits.push(((true, order, r.rank), r.rule, hit));
+                }
+            }
+        }
+        if !local.is_empty() {
+            local_hits(&local, cx, &claims, &mut keyed[i]);
+        }
+        keyed[i].append(&mut other_hits);
+    }
+    for r in other
+        .iter()
+        .filter(|r| r.rule.applies.target() == Target::Tool)
+    {
+        for (i, hit) in checks::tool_hits(&r.rule.applies, &tool_cxs) {
+            keyed[i].push(((false, 0, r.rank), r.rule, hit));
+        }
+    }
+    for list in &mut keyed {
+        list.sort_by_key(|(k, _, _)| *k);
+    }
+    keyed
+}
+
+fn tool_cxs<'c>(tools: &[Subject<'c>], cxs: &'c [SchemaCx<'c>]) -> Vec<ToolCx<'c>> {
+    tools
         .iter()
         .zip(cxs)
         .map(|(t, cx)| ToolCx {
             name: t.name,
             schema: cx,
         })
-        .collect();
-    let mut keyed: Vec<Vec<(SortKey, &'static LintRule, Hit)>> =
-        (0..tools.len()).map(|_| Vec::new()).collect();
-    // (document order of the node, keyword): the order stands for the pointer, uncopied.
-    let mut claimed: Vec<HashSet<(usize, String)>> = vec![HashSet::new(); tools.len()];
+        .collect()
+}
 
-    let is_presence = |rule: &LintRule| {
-        matches!(
-            rule.applies,
-            Check::Keywords { .. } | Check::KeywordsOutside { .. }
-        )
-    };
-    // An unwanted rule still runs when a wanted presence rule comes after it: the keywords it
-    // claims decide what that rule repeats.
-    let last_claim_reader = profile
-        .rules()
-        .iter()
-        .rposition(|r| wanted(r) && is_presence(r));
-    for (rank, rule) in profile.rules().iter().enumerate() {
-        let keep = wanted(rule);
-        if !keep && last_claim_reader.is_none_or(|last| rank > last) {
+/// A rule that runs, and whether its hits are kept (or only claim keywords).
+struct Running {
+    rank: usize,
+    rule: &'static LintRule,
+    keep: bool,
+}
+
+fn is_presence(rule: &LintRule) -> bool {
+    matches!(
+        rule.applies,
+        Check::Keywords { .. } | Check::KeywordsOutside { .. }
+    )
+}
+
+/// One kept hit of a node-local rule at the first node of a class, relative to that node.
+struct Relative {
+    rank: usize,
+    rule: &'static LintRule,
+    hit: Hit,
+    /// The hit's pointer after the node's.
+    suffix: String,
+    /// The hit's place in document order after the node's (`None`: not a schema node).
+    offset: Option<usize>,
+    presence: bool,
+}
+
+/// The hits of node-local rules, read once per class of equal subtrees and repeated at every
+/// member of the class. `claims` are the keywords other rules hit first.
+fn local_hits(
+    local: &[Running],
+    cx: &SchemaCx<'_>,
+    claims: &HashMap<(usize, String), usize>,
+    out: &mut Vec<(SortKey, &'static LintRule, Hit)>,
+) {
+    for class in cx.classes() {
+        let first = class.members[0];
+        let relative = class_hits(local, cx, first);
+        if relative.is_empty() {
             continue;
         }
-        if rule.applies.target() == Target::Tool {
-            if keep {
-                for (i, hit) in checks::tool_hits(&rule.applies, &tool_cxs) {
-                    keyed[i].push(((false, 0, rank), rule, hit));
+        for &member in &class.members {
+            let at = cx.nodes[member].pointer.as_str();
+            for r in &relative {
+                let order = r.offset.map_or(usize::MAX, |o| member + o);
+                let claimed_before = r.presence
+                    && !claims.is_empty()
+                    && r.hit.keyword.as_deref().is_some_and(|k| {
+                        claims
+                            .get(&(order, k.to_owned()))
+                            .is_some_and(|&rank| rank < r.rank)
+                    });
+                if claimed_before {
+                    continue;
                 }
+                let mut hit = r.hit.clone();
+                hit.pointer = format!("{at}{}", r.suffix);
+                out.push(((true, order, r.rank), r.rule, hit));
+            }
+        }
+    }
+}
+
+/// The node-local rules' kept hits at node `first`, in rank order, with the keywords one rule
+/// claimed dropped from a later presence rule.
+fn class_hits(local: &[Running], cx: &SchemaCx<'_>, first: usize) -> Vec<Relative> {
+    let node = &cx.nodes[first];
+    let mut claimed: HashSet<(usize, String)> = HashSet::new();
+    let mut out = Vec::new();
+    let mut found = Vec::new();
+    for r in local {
+        found.clear();
+        checks::local_hits(&r.rule.applies, node, &mut found);
+        let presence = is_presence(r.rule);
+        for hit in found.drain(..) {
+            let offset = if hit.pointer == node.pointer {
+                Some(0)
+            } else {
+                let order = cx.order(&hit.pointer);
+                (order != usize::MAX).then(|| order - first)
+            };
+            if let (Some(keyword), Some(offset)) = (&hit.keyword, offset)
+                && !claimed.insert((offset, keyword.clone()))
+                && presence
+            {
+                continue;
+            }
+            if r.keep {
+                out.push(Relative {
+                    rank: r.rank,
+                    rule: r.rule,
+                    suffix: hit.pointer[node.pointer.len()..].to_owned(),
+                    hit,
+                    offset,
+                    presence,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// [`hits`] with every rule run over every node in turn, sharing nothing.
+fn hits_node_by_node(
+    profile: Profile,
+    tools: &[Subject<'_>],
+    cxs: &[SchemaCx<'_>],
+) -> Vec<Vec<(SortKey, &'static LintRule, Hit)>> {
+    let tool_cxs = tool_cxs(tools, cxs);
+    let mut keyed: Vec<Vec<(SortKey, &'static LintRule, Hit)>> =
+        (0..tools.len()).map(|_| Vec::new()).collect();
+    let mut claimed: Vec<HashSet<(usize, String)>> = vec![HashSet::new(); tools.len()];
+    for (rank, rule) in profile.rules().iter().enumerate() {
+        if rule.applies.target() == Target::Tool {
+            for (i, hit) in checks::tool_hits(&rule.applies, &tool_cxs) {
+                keyed[i].push(((false, 0, rank), rule, hit));
             }
             continue;
         }
-        let presence = is_presence(rule);
         for (i, cx) in cxs.iter().enumerate() {
             for hit in checks::schema_hits(&rule.applies, cx) {
                 let order = cx.order(&hit.pointer);
                 if let Some(keyword) = &hit.keyword
                     && order != usize::MAX
+                    && !claimed[i].insert((order, keyword.clone()))
+                    && is_presence(rule)
                 {
-                    // A keyword a more specific rule already explained is not repeated by a
-                    // catch-all list.
-                    if !claimed[i].insert((order, keyword.clone())) && presence {
-                        continue;
-                    }
+                    continue;
                 }
-                if keep {
-                    keyed[i].push(((true, order, rank), rule, hit));
-                }
+                keyed[i].push(((true, order, rank), rule, hit));
             }
         }
     }
