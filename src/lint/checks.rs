@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::nodes::{self, Node};
 use super::ollama::{self, OllamaView};
 use super::rule::{Check, Counted, Limit, NamePattern, RootTypeCase, Where};
-use super::shapes::{self, Class};
+use super::shapes::{self, Class, FastHash};
 use super::text::{self, py_set, short_json};
 use crate::pointer;
 use crate::schema::Kind;
@@ -51,7 +51,8 @@ impl Hit {
 pub(crate) struct SchemaCx<'a> {
     pub root: &'a Value,
     pub nodes: Vec<Node<'a>>,
-    pub index: HashMap<String, usize>,
+    /// Document order by pointer (foldhash: a projection has a million long pointers).
+    pub index: HashMap<String, usize, FastHash>,
     ollama: OnceCell<OllamaView>,
     /// The nodes grouped by equal subtrees, made when a node-local rule first runs.
     classes: OnceCell<Vec<Class>>,

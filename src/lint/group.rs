@@ -5,12 +5,14 @@
 //! has to fix is the definition: the places are one [`Group`], reported once, with its copies
 //! counted. Output and work then follow the original's size, not the projection's.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::checks::Hit;
+use super::shapes::FastHash;
 use super::{Finding, LintRule, SortKey};
 use crate::pointer;
 use crate::projection::Links;
@@ -45,21 +47,56 @@ impl Group {
 /// The definition is what every copy shares (each copy came through its own `$ref`), so the
 /// `$ref` sites are left out when something else remains.
 pub fn origins_of(links: &Links, original: &Value, at: &str) -> Vec<String> {
-    let mut current = Some(at);
-    while let Some(p) = current {
-        let found = links.originals(p);
-        if !found.is_empty() {
-            let is_ref = |o: &String| original.pointer(o).is_some_and(|v| v.get("$ref").is_some());
-            let mut out: Vec<String> = found.iter().filter(|o| !is_ref(o)).cloned().collect();
-            if out.is_empty() {
-                out = found.to_vec();
-            }
-            out.sort();
-            return out;
+    Origins::new(links, original).of(at)
+}
+
+/// [`origins_of`] for many places of one projection. Whether an original node is a `$ref`
+/// site is looked up once per node: there are as many of those as the original has nodes,
+/// while a projection can have a million places linking to them.
+struct Origins<'a> {
+    links: &'a Links,
+    original: &'a Value,
+    is_ref: RefCell<HashMap<String, bool>>,
+}
+
+impl<'a> Origins<'a> {
+    fn new(links: &'a Links, original: &'a Value) -> Origins<'a> {
+        Origins {
+            links,
+            original,
+            is_ref: RefCell::new(HashMap::new()),
         }
-        current = pointer::parent(p);
     }
-    Vec::new()
+
+    fn of(&self, at: &str) -> Vec<String> {
+        let mut current = Some(at);
+        while let Some(p) = current {
+            let found = self.links.originals(p);
+            if !found.is_empty() {
+                let mut out: Vec<String> =
+                    found.iter().filter(|o| !self.is_ref(o)).cloned().collect();
+                if out.is_empty() {
+                    out = found.to_vec();
+                }
+                out.sort();
+                return out;
+            }
+            current = pointer::parent(p);
+        }
+        Vec::new()
+    }
+
+    fn is_ref(&self, origin: &str) -> bool {
+        if let Some(&known) = self.is_ref.borrow().get(origin) {
+            return known;
+        }
+        let answer = self
+            .original
+            .pointer(origin)
+            .is_some_and(|v| v.get("$ref").is_some());
+        self.is_ref.borrow_mut().insert(origin.to_owned(), answer);
+        answer
+    }
 }
 
 /// Things found at places of a projection (payload adapters, what tailoring left unresolved),
@@ -89,11 +126,12 @@ pub fn place_by_origin<T>(
     links: &Links,
     original: &Value,
 ) -> Vec<Placed<T>> {
-    let mut index: HashMap<(String, Vec<String>), usize> = HashMap::new();
+    let origins_of = Origins::new(links, original);
+    let mut index: HashMap<(String, Vec<String>), usize, FastHash> = HashMap::default();
     let mut out: Vec<Placed<T>> = Vec::new();
     for item in items {
         let place = at(&item).to_owned();
-        let origins = origins_of(links, original, &place);
+        let origins = origins_of.of(&place);
         let key = (identity(&item), origins);
         match index.get(&key) {
             Some(&i) => out[i].pointers.push(place),
@@ -120,11 +158,12 @@ pub(crate) fn group(
     links: Option<(&Links, &Value)>,
     finding: impl Fn(&LintRule, &Hit) -> Finding,
 ) -> Vec<Group> {
-    let mut index: HashMap<Key, usize> = HashMap::new();
+    let origins_of = links.map(|(links, original)| Origins::new(links, original));
+    let mut index: HashMap<Key, usize, FastHash> = HashMap::default();
     let mut groups: Vec<(&'static LintRule, Hit, Vec<String>, Vec<String>)> = Vec::new();
     for ((_, _, rank), rule, hit) in hits {
-        let origins = match links {
-            Some((links, original)) => origins_of(links, original, &hit.pointer),
+        let origins = match &origins_of {
+            Some(origins) => origins.of(&hit.pointer),
             None => vec![hit.pointer.clone()],
         };
         let key: Key = (

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::nodes::Node;
 /// Digests of every node of a large schema: SipHash would cost more than the rules it saves.
-type FastHash = foldhash::fast::RandomState;
+pub(crate) type FastHash = foldhash::fast::RandomState;
 
 /// Nodes that every node-local rule treats alike: the same subtree, held by the same keyword,
 /// and both the root or both not (some rules look at the root alone).
