@@ -19,7 +19,9 @@ use super::lint::PaneLint;
 use super::live::{Live, PaneChanges, Stale};
 use super::overlay::{self, Overlay};
 use super::payloads::{self, PayloadRow};
-use super::projecting::{self, Computed, DiffJob, Failure, PayloadJob, Request, Worker};
+use super::projecting::{
+    self, ChangesReport, Computed, DiffJob, Failure, PayloadJob, ReportJob, Request, Worker,
+};
 use super::render::{Areas, layout};
 use super::text::escape;
 use super::theme::Theme;
@@ -380,6 +382,8 @@ pub struct Pending {
     pub entry: usize,
     pub tool: String,
     pub started: Instant,
+    /// What the status bar says is being done.
+    pub doing: &'static str,
     /// How long it has been running at the last tick: what the progress indicator shows
     /// (rendering reads no clock).
     pub elapsed: Duration,
@@ -400,6 +404,22 @@ pub(super) enum After {
     /// A saved version of the shown tool's file, projected before it replaces the version
     /// shown: one whose shown tool no longer projects is not worth losing the view for.
     Save(Box<super::live::Staged>),
+    /// The shown tool's payloads checked again (a payload file saved or edited), the view
+    /// kept: `select` is the payload to select then, `scroll` the detail pane's scroll.
+    Payloads {
+        select: Option<PathBuf>,
+        scroll: Option<u16>,
+    },
+    /// The changes screen's report, the view kept.
+    Report,
+}
+
+impl After {
+    /// Whether the view shown stays as it is (only checks are computed, see
+    /// [`Request::checks_only`]).
+    fn keeps_view(&self) -> bool {
+        matches!(self, After::Payloads { .. } | After::Report)
+    }
 }
 
 fn load(path: &Path) -> Source {
@@ -610,7 +630,24 @@ impl App {
         let Ok(manifest) = &self.sources[source].manifest else {
             return;
         };
-        let request = self.request_for(source, manifest, tool, &self.sources[source].payload_files);
+        let mut request =
+            self.request_for(source, manifest, tool, &self.sources[source].payload_files);
+        let mut then = then;
+        if then.keeps_view() {
+            match self.view.as_ref().filter(|v| v.entry == entry) {
+                Some(view) => {
+                    request.checks_only = true;
+                    request.cached = view.projection.clone();
+                    // The shown view's change marks stay true: only payloads or the whole
+                    // file's report are asked for.
+                    request.diff = None;
+                    if matches!(then, After::Report) {
+                        request.payloads = None;
+                    }
+                }
+                None => then = After::Show { select: None },
+            }
+        }
         self.dispatch(request, entry, keep, then);
     }
 
@@ -668,6 +705,8 @@ impl App {
             lint: self.profile.map(|p| (p, named)),
             payloads,
             diff,
+            checks_only: false,
+            report: None,
         }
     }
 
@@ -684,11 +723,22 @@ impl App {
         self.defer_superseded_save(&then);
         self.generation += 1;
         request.generation = self.generation;
+        // A save's version is not the one compared until it is applied; the report is asked
+        // for after it (`receive`).
+        if self.wants_report() && !matches!(then, After::Save(_)) {
+            request.report = self.report_job(entry);
+        }
+        let doing = match (request.checks_only, request.report.is_some()) {
+            (false, _) => "projecting",
+            (true, true) => "diffing",
+            (true, false) => "checking payloads",
+        };
         self.pending = Some(Pending {
             generation: self.generation,
             entry,
             tool: request.tool.name.clone(),
             started: Instant::now(),
+            doing,
             elapsed: Duration::ZERO,
             keep,
             then,
@@ -725,15 +775,43 @@ impl App {
     }
 
     /// Takes a computed projection: shown if it is the newest asked for, dropped otherwise.
-    pub fn receive(&mut self, done: Computed) {
+    pub fn receive(&mut self, mut done: Computed) {
         let Some(pending) = self.pending.take_if(|p| p.generation == done.generation) else {
             return;
         };
+        let report = done.report.take();
         match pending.then {
             After::Save(staged) => self.saved_version_projected(*staged, done),
+            After::Payloads { select, scroll } => self.payloads_checked(done, select, scroll),
+            After::Report => {}
             then => self.show_computed(pending.entry, pending.keep, then, done),
         }
+        if let Some(report) = report {
+            self.show_report(report);
+        }
         self.resume_deferred_save();
+        // `D` pressed while something else was computed.
+        if self.wants_report() && self.pending.is_none() {
+            self.request_report();
+        }
+    }
+
+    /// Shows the payloads' verdicts checked again for the shown view.
+    fn payloads_checked(&mut self, done: Computed, select: Option<PathBuf>, scroll: Option<u16>) {
+        let (rows, error) = done.payloads;
+        let at = select
+            .and_then(|p| rows.iter().position(|r| r.path == p))
+            .or(self.payload);
+        if let Some(view) = &mut self.view {
+            view.payloads = rows;
+            view.payload_error = error;
+        }
+        if let Some(i) = at {
+            self.select_payload(i);
+        }
+        if let Some(scroll) = scroll {
+            self.detail_scroll = scroll;
+        }
     }
 
     /// Checks a deferred save again, once nothing else is pending.
@@ -796,6 +874,8 @@ impl App {
             After::Reload(reloaded) => self.finish_reload(*reloaded),
             // Taken by `receive` before a view is built.
             After::Save(staged) => self.stage_save(*staged),
+            // Asked for a shown view; without one there is nothing to update.
+            After::Payloads { .. } | After::Report => {}
             After::Relinted { link } => {
                 self.link_from(link);
                 // The payloads came checked for the chosen provider with the view.
@@ -957,9 +1037,10 @@ impl App {
         });
     }
 
-    /// Re-reads every payload of the shown tool (after an edit), keeping the selection on
-    /// `path` when given.
-    pub(super) fn reload_payloads(&mut self, path: Option<&Path>) {
+    /// Re-reads every payload of the shown tool (after an edit) and checks them again in the
+    /// background (a big projection's validators take seconds), keeping the view; then
+    /// selects `path` when given and restores the detail pane's `scroll` when given.
+    pub(super) fn reload_payloads(&mut self, path: Option<&Path>, scroll: Option<u16>) {
         let Some(entry) = self.view.as_ref().map(|v| v.entry) else {
             return;
         };
@@ -969,33 +1050,16 @@ impl App {
                 s.payload_files = payloads::discover_in(s.payload_folder(), m);
             }
         }
-        let (Some((source, tool)), Some(Entry::Tool { tool: index, .. })) =
-            (self.tool(entry), self.entries.get(entry))
-        else {
+        if self.pending.as_ref().is_some_and(|p| !p.then.keeps_view()) {
+            // What is being computed carries the payloads read when it was asked.
+            self.request_again();
             return;
-        };
-        let Some(projection) = self.view.as_ref().and_then(|v| v.projection.as_ref()) else {
+        }
+        if self.view.as_ref().is_none_or(|v| v.projection.is_none()) {
             return;
-        };
-        let (rows, error) = payloads::check_all(
-            &source.payload_files,
-            *index,
-            tool,
-            projection,
-            &self.options,
-            &self.live.payload_texts,
-            self.profile.map(|p| (p, &self.options)),
-        );
-        let at = path
-            .and_then(|p| rows.iter().position(|r| r.path == p))
-            .or(self.payload);
-        if let Some(view) = &mut self.view {
-            view.payloads = rows;
-            view.payload_error = error;
         }
-        if let Some(i) = at {
-            self.select_payload(i);
-        }
+        let select = path.map(Path::to_path_buf);
+        self.request_view(entry, None, After::Payloads { select, scroll });
     }
 
     /// The view of tool `entry` from its projection and trees. `keep` carries selection and
@@ -1102,33 +1166,96 @@ impl App {
         self.open_changes();
     }
 
-    /// The changes screen for the shown tool's file: every tool against its baseline.
-    pub(super) fn open_changes(&mut self) {
-        let source = self
-            .view
+    /// The source whose changes `D` shows: the shown tool's file, else the first.
+    fn changes_source(&self) -> Option<&Source> {
+        self.view
             .as_ref()
             .and_then(|v| self.source_of(v.entry))
-            .or_else(|| self.sources.first());
-        let Some(source) = source else { return };
+            .or_else(|| self.sources.first())
+    }
+
+    /// The changes screen for the shown tool's file: every tool against its baseline. The
+    /// diff projects every tool twice, so it is computed in the background: the screen says
+    /// so until the report arrives.
+    pub(super) fn open_changes(&mut self) {
+        let Some(source) = self.changes_source() else {
+            return;
+        };
         let (Some(baseline), Ok(current)) = (source.baseline(), &source.manifest) else {
             self.message = Some("no baseline: the file did not load when it was opened".to_owned());
             return;
         };
-        let options = schemalens::diff::DiffOptions {
-            projection: self.options.clone(),
-            profiles: Vec::new(),
-        };
-        let report = schemalens::diff::diff(baseline, current, &[], &options);
-        let lines =
-            super::changes::report_lines(&report, &baseline.origin, &current.origin, self.theme);
-        self.overlay = Some(Overlay::Changes { scroll: 0, lines });
+        let lines = super::changes::diffing_lines(&baseline.origin, &current.origin, self.theme);
+        let asked = self.wants_report() && self.pending.is_some();
+        self.overlay = Some(Overlay::Changes {
+            scroll: 0,
+            lines,
+            diffing: true,
+        });
+        if asked {
+            return;
+        }
         if !self.show_changes {
-            // From now on the trees mark what changed, whatever tool is shown.
+            // From now on the trees mark what changed, whatever tool is shown; the report
+            // comes with the view.
             self.show_changes = true;
             let side = self.last_tree;
             let selected = self.selected_pointer(side).map(|p| (side, p.to_owned()));
             self.view = None;
             self.show_entry(self.current_entry(), selected);
+        }
+        if self.wants_report() && self.pending.is_none() {
+            self.request_report();
+        }
+    }
+
+    /// Whether the changes screen waits for its report.
+    fn wants_report(&self) -> bool {
+        matches!(self.overlay, Some(Overlay::Changes { diffing: true, .. }))
+    }
+
+    /// What computes the changes screen's report of tool `entry`'s file.
+    fn report_job(&self, entry: usize) -> Option<ReportJob> {
+        self.report_job_of(self.source_of(entry)?)
+    }
+
+    fn report_job_of(&self, source: &Source) -> Option<ReportJob> {
+        let (baseline, current) = (source.baseline()?, source.manifest.as_ref().ok()?);
+        let options = schemalens::diff::DiffOptions {
+            projection: self.options.clone(),
+            profiles: Vec::new(),
+        };
+        Some(ReportJob::of(baseline, current, options))
+    }
+
+    /// Asks for the changes screen's report: with the shown view kept, once nothing else is
+    /// computed (`receive` asks then); inline when no tool is shown (a file without tools).
+    fn request_report(&mut self) {
+        if self.pending.is_some() {
+            return;
+        }
+        if let Some(entry) = self.view.as_ref().map(|v| v.entry) {
+            self.request_view(entry, None, After::Report);
+            return;
+        }
+        let job = self.changes_source().and_then(|s| self.report_job_of(s));
+        if let Some(job) = job {
+            self.show_report(job.run(&schemalens::projection::Cancel::never()));
+        }
+    }
+
+    /// Fills the changes screen with `report`, if it still waits for one.
+    fn show_report(&mut self, report: ChangesReport) {
+        if let Some(Overlay::Changes { lines, diffing, .. }) = &mut self.overlay
+            && *diffing
+        {
+            *lines = super::changes::report_lines(
+                &report.report,
+                &report.baseline,
+                &report.current,
+                self.theme,
+            );
+            *diffing = false;
         }
     }
 
@@ -1176,7 +1303,7 @@ impl App {
         }
         self.relint();
         // The payload panel shows each payload as the chosen provider is sent it.
-        self.reload_payloads(None);
+        self.reload_payloads(None, None);
         self.message = Some(self.profile_message());
     }
 
@@ -1203,7 +1330,7 @@ impl App {
         if self.profile.is_none() || !self.worker.as_ref().is_some_and(|w| w.running()) {
             return false;
         }
-        if self.pending.is_some() {
+        if self.pending.as_ref().is_some_and(|p| !p.then.keeps_view()) {
             // Asked again, so that the worker lints for this profile.
             self.request_again();
             return true;
@@ -2195,7 +2322,7 @@ pub fn update(app: &mut App, action: Action) {
                 // The watcher's copy predates the edit; the file on disk is the news.
                 app.live.payload_texts.remove(path);
             }
-            app.reload_payloads(path.as_deref());
+            app.reload_payloads(path.as_deref(), None);
         }
         Action::Reconnect => app.request_reconnect(),
         Action::CallPayload => app.ask_call(),

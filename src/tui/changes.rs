@@ -176,6 +176,31 @@ pub fn node_lines(
     out
 }
 
+/// The changes screen's first line: the two versions compared.
+fn compared(baseline: &str, current: &str, theme: Theme) -> Line<'static> {
+    Line::from(Span::styled(
+        if baseline == current {
+            format!("{}: as it was opened → as it is now", escape(current))
+        } else {
+            format!("{} → {}", escape(baseline), escape(current))
+        },
+        theme.heading(),
+    ))
+}
+
+/// The changes screen while its report is computed in the background.
+pub fn diffing_lines(baseline: &str, current: &str, theme: Theme) -> Vec<Line<'static>> {
+    vec![
+        compared(baseline, current, theme),
+        Line::default(),
+        Line::from("Diffing every tool in the background (each version is projected)…"),
+        Line::styled(
+            "The status bar shows the time taken. Keys work meanwhile; Esc closes.",
+            theme.dim(),
+        ),
+    ]
+}
+
 /// The changes screen: every tool's status and changes, worst first within each tool.
 pub fn report_lines(
     report: &Report,
@@ -184,14 +209,7 @@ pub fn report_lines(
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let mut out = vec![
-        Line::from(Span::styled(
-            if baseline == current {
-                format!("{}: as it was opened → as it is now", escape(current))
-            } else {
-                format!("{} → {}", escape(baseline), escape(current))
-            },
-            theme.heading(),
-        )),
+        compared(baseline, current, theme),
         Line::from(Span::styled(
             "↓ breaking  ≠ unknown  ↑ widening  ∙ neutral: the marks in the trees; Esc closes",
             theme.dim(),

@@ -171,8 +171,8 @@ fn d_compares_with_the_file_as_it_was_opened() {
     assert!(screen(&app).contains("{\"status\":\"cancelled\"}"));
 }
 
-#[test]
-fn the_change_marks_come_with_a_view_computed_in_the_background() {
+/// `schemalens orders-v2.json` with a worker that computes only when `run` says.
+fn by_hand_app() -> App {
     let worker = super::projecting::Worker::by_hand();
     let mut app = App::load_with_worker(
         &[pair("orders-v2.json")],
@@ -188,18 +188,73 @@ fn the_change_marks_come_with_a_view_computed_in_the_background() {
             height: 40,
         },
     );
-    let run = |app: &mut App| {
-        app.worker.as_ref().unwrap().run_one();
-        app.poll_projection();
-    };
+    app
+}
+
+/// Computes the request waiting in the worker and lets the app take it; its generation.
+fn run(app: &mut App) -> Option<u64> {
+    let generation = app.worker.as_ref().expect("a worker").run_one();
+    app.poll_projection();
+    generation
+}
+
+#[test]
+fn the_change_marks_come_with_a_view_computed_in_the_background() {
+    let mut app = by_hand_app();
     run(&mut app);
     app.set_baseline(manifest::load_path(&pair("orders-v1.json"), None).unwrap());
     assert!(app.pending.is_some(), "the tool is asked for again, marked");
+    // The changes screen says that its report is being computed.
+    assert!(matches!(
+        app.overlay,
+        Some(Overlay::Changes { diffing: true, .. })
+    ));
+    snap("diff_changes_diffing", screen(&app));
     run(&mut app);
-    let inline = diff_app(130, 40);
+    let mut inline = diff_app(130, 40);
     let marks = |app: &App, i: usize| app.view.as_ref().unwrap().panes[i].diff_marks.clone();
     assert!(!marks(&app, 0).is_empty());
     assert_eq!(marks(&app, 0), marks(&inline, 0));
     assert_eq!(marks(&app, 1), marks(&inline, 1));
     assert_eq!(screen(&app), screen(&inline));
+
+    // `D` again: the report alone is computed, the view stays and keys work meanwhile.
+    update(&mut app, Action::CloseOverlay);
+    let before = app.view.as_ref().map(|v| v.panes[0].tree.nodes.len());
+    update(&mut app, Action::Changes);
+    let pending = app.pending.as_ref().expect("diffed in the background");
+    assert_eq!(pending.doing, "diffing");
+    assert!(screen(&app).contains("Diffing every tool"));
+    update(&mut app, Action::CloseOverlay);
+    update(&mut app, Action::Down);
+    assert_eq!(
+        app.view.as_ref().map(|v| v.panes[0].tree.nodes.len()),
+        before
+    );
+    // Opened again while it is computed: the same request is waited for.
+    let generation = app.pending.as_ref().map(|p| p.generation);
+    update(&mut app, Action::Changes);
+    assert_eq!(app.pending.as_ref().map(|p| p.generation), generation);
+    assert_eq!(run(&mut app), generation);
+    assert!(app.pending.is_none());
+    for action in [Action::CloseOverlay, Action::Down, Action::Changes] {
+        update(&mut inline, action);
+    }
+    assert!(matches!(
+        app.overlay,
+        Some(Overlay::Changes { diffing: false, .. })
+    ));
+    assert_eq!(screen(&app), screen(&inline));
+}
+
+#[test]
+fn a_changes_screen_closed_before_its_report_stays_closed() {
+    let mut app = by_hand_app();
+    run(&mut app);
+    update(&mut app, Action::Changes);
+    update(&mut app, Action::CloseOverlay);
+    run(&mut app);
+    assert!(app.overlay.is_none());
+    assert!(app.pending.is_none());
+    assert!(app.view.is_some());
 }

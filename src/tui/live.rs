@@ -702,7 +702,7 @@ impl App {
         if shown {
             let selected = self.payload_row().map(|r| r.path.clone());
             let scroll = self.detail_scroll;
-            self.reload_payloads(selected.as_deref());
+            self.reload_payloads(selected.as_deref(), Some(scroll));
             self.detail_scroll = scroll;
         } else {
             let source = &mut self.sources[i];

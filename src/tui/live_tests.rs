@@ -760,3 +760,91 @@ fn the_version_opened_is_kept_as_the_baseline_only_once_a_save_replaces_it() {
         "still the version opened"
     );
 }
+
+/// A payload file saved while the tool is shown: its events, applied to `f`.
+fn save_payload(f: &mut Fixture, content: &[u8]) -> PathBuf {
+    let dir = f.path.with_file_name("tools.payloads");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("a.json");
+    std::fs::write(&file, content).unwrap();
+    handle(&mut f.app, changed(&file, content));
+    file
+}
+
+#[test]
+fn a_saved_payload_is_checked_in_the_background_and_the_view_stays_until_then() {
+    let doc = json!({"type": "object", "title": "one", "properties": {"n": {"type": "integer"}}});
+    let mut f = fixture_by_hand(&doc, Options::flat());
+    let mut inline = fixture(&doc, Options::flat());
+    for app in [&mut f.app, &mut inline.app] {
+        update(app, Action::FocusPrev); // the payload panel
+    }
+    let rows = |app: &App| app.view.as_ref().unwrap().payloads.clone();
+
+    save_payload(&mut f, br#"{"n": 1}"#);
+    let before = panes(&f.app);
+    let pending = f.app.pending.as_ref().expect("checked in the background");
+    assert_eq!(pending.doing, "checking payloads");
+    assert!(
+        rows(&f.app).is_empty(),
+        "nothing shown before it is checked"
+    );
+    assert!(status_line(&f.app).contains("checking payloads"));
+    snap("live_payload_checking", screen(&f.app));
+    // Keys work meanwhile, and the view is the one shown before.
+    update(&mut f.app, Action::FocusNext);
+    update(&mut f.app, Action::FocusPrev);
+    assert_eq!(panes(&f.app), before);
+    run_worker(&mut f.app);
+    assert!(f.app.pending.is_none());
+    assert_eq!(rows(&f.app).len(), 1);
+
+    // A newer save of the file supersedes the check of an older one.
+    save_payload(&mut f, br#"{"n": "x"}"#);
+    let first = f.app.pending.as_ref().map(|p| p.generation);
+    let file = save_payload(&mut f, br#"{"n": "y"}"#);
+    let newest = f.app.pending.as_ref().map(|p| p.generation);
+    assert_ne!(first, newest);
+    assert!(
+        rows(&f.app)[0]
+            .verdict
+            .as_ref()
+            .is_ok_and(|v| v.original.valid),
+        "the last checked verdict stays until the new one arrives"
+    );
+    assert_eq!(run_worker(&mut f.app), newest);
+    assert!(f.app.pending.is_none());
+    assert_eq!(rows(&f.app)[0].value, Some(json!({"n": "y"})));
+
+    // The same saves inline give the same screen.
+    let dir = inline.path.with_file_name("tools.payloads");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&file, dir.join("a.json")).unwrap();
+    for content in [&br#"{"n": 1}"#[..], br#"{"n": "x"}"#, br#"{"n": "y"}"#] {
+        handle(&mut inline.app, changed(&dir.join("a.json"), content));
+    }
+    assert_eq!(screen(&f.app), screen(&inline.app));
+}
+
+#[test]
+fn a_payload_saved_while_a_save_is_projected_is_checked_with_it() {
+    let mut f = fixture_by_hand(&manifest(search_v1()), Options::flat());
+    save(&mut f, &manifest(search_v2()));
+    let generation = f.app.pending.as_ref().map(|p| p.generation);
+    let dir = f.path.with_file_name("tools.payloads").join("search");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("a.json");
+    std::fs::write(&file, br#"{"q": "x", "page": 1}"#).unwrap();
+    handle(&mut f.app, changed(&file, br#"{"q": "x", "page": 1}"#));
+    // The save is asked again, with the payload.
+    let pending = f.app.pending.as_ref().expect("the save is still checked");
+    assert_ne!(Some(pending.generation), generation);
+    assert_eq!(pending.doing, "projecting");
+    run_worker(&mut f.app);
+    assert!(f.app.pending.is_none());
+    let search = &f.app.sources[0].manifest.as_ref().unwrap().tools[0];
+    assert!(search.schema.pointer("/properties/page").is_some(), "saved");
+    let rows = &f.app.view.as_ref().unwrap().payloads;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].value, Some(json!({"q": "x", "page": 1})));
+}

@@ -37,10 +37,12 @@ pub enum Overlay {
         selected: usize,
         offset: usize,
     },
-    /// What changed since the baseline; built when opened.
+    /// What changed since the baseline; built when its report arrives (`diffing` until
+    /// then: the lines say it is being computed).
     Changes {
         scroll: u16,
         lines: Vec<Line<'static>>,
+        diffing: bool,
     },
     /// What an Ollama model sees of the original and of the projection; built when opened.
     Model {

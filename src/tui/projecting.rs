@@ -21,7 +21,7 @@ use schemalens::{Options, Projection, ProjectionError, project_tool};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use schemalens::diff::{DiffOptions, ToolDiff};
+use schemalens::diff::{DiffOptions, Report, ToolDiff};
 use schemalens::manifest::Manifest;
 use schemalens::validate::discover::PayloadFile;
 
@@ -48,6 +48,12 @@ pub struct Request {
     /// The tool's changes since its file's baseline, when they are shown (the diff projects
     /// both versions again).
     pub diff: Option<DiffJob>,
+    /// The view shown stays: only the payloads and the diffs are computed, with the shown
+    /// projection in `cached` (a payload file saved, `D`); no trees, no lint.
+    pub checks_only: bool,
+    /// Every tool of the file against its baseline, for the changes screen (`D`): it
+    /// projects every tool twice.
+    pub report: Option<ReportJob>,
 }
 
 /// The payload files of one tool, and what to read them from.
@@ -90,10 +96,62 @@ impl DiffJob {
         }
     }
 
-    fn run(&self) -> Option<ToolDiff> {
+    fn run(mut self, cancel: &Cancel) -> Option<ToolDiff> {
+        self.options.projection.cancel = cancel.clone();
         let tool = self.current.tools.first()?;
         changes::tool_diff(&self.baseline, &self.current, tool, &self.options)
     }
+}
+
+/// A file and its baseline, for the changes screen; each holds the tools only (the diff
+/// reads a manifest's format and tools, never its document).
+pub struct ReportJob {
+    /// `None`: the baseline is `current` itself (nothing was saved since it was opened).
+    pub baseline: Option<Manifest>,
+    pub current: Manifest,
+    pub options: DiffOptions,
+}
+
+impl ReportJob {
+    pub fn of(baseline: &Manifest, current: &Manifest, options: DiffOptions) -> ReportJob {
+        ReportJob {
+            baseline: (!std::ptr::eq(baseline, current)).then(|| tools_only(baseline)),
+            current: tools_only(current),
+            options,
+        }
+    }
+
+    pub fn run(self, cancel: &Cancel) -> ChangesReport {
+        let ReportJob {
+            baseline,
+            current,
+            mut options,
+        } = self;
+        options.projection.cancel = cancel.clone();
+        let baseline = baseline.as_ref().unwrap_or(&current);
+        ChangesReport {
+            report: schemalens::diff::diff(baseline, &current, &[], &options),
+            baseline: baseline.origin.clone(),
+            current: current.origin.clone(),
+        }
+    }
+}
+
+/// `m` without its document.
+fn tools_only(m: &Manifest) -> Manifest {
+    Manifest {
+        origin: m.origin.clone(),
+        format: m.format,
+        document: serde_json::Value::Null,
+        tools: m.tools.clone(),
+    }
+}
+
+/// The changes screen's report, and the names of the two versions compared.
+pub struct ChangesReport {
+    pub report: Report,
+    pub baseline: String,
+    pub current: String,
 }
 
 /// Why projecting failed, as the user reads it, and the pointer where it stopped.
@@ -118,6 +176,8 @@ pub struct Computed {
     pub payloads: (Vec<PayloadRow>, Option<String>),
     /// What changed since the baseline (when asked for).
     pub diff: Option<ToolDiff>,
+    /// The changes screen's report (when asked for).
+    pub report: Option<ChangesReport>,
     pub took: Duration,
 }
 
@@ -163,6 +223,8 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Result<Com
         lint,
         payloads,
         diff,
+        checks_only,
+        report,
     } = request;
     let stop = || options.cancel.is_cancelled() || superseded(generation);
     let fresh = cached.is_none();
@@ -177,18 +239,12 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Result<Com
     if stop() {
         return Err(Step::Projection);
     }
-    let trace = projection.as_ref().map_or(&[][..], |p| &p.trace[..]);
-    let original = SchemaTree::build_until(&tool.schema, Side::Original, trace, "root", &stop)
-        .ok_or(Step::Trees)?;
-    let projected = match &projection {
-        Ok(p) => SchemaTree::build_until(&p.schema, Side::Projection, trace, "root", &stop)
-            .ok_or(Step::Trees)?,
-        Err(_) => SchemaTree::default(),
+    let trees = if checks_only {
+        Default::default()
+    } else {
+        build_trees(&tool, &projection, &stop)?
     };
-    if stop() {
-        return Err(Step::Trees);
-    }
-    let lint = lint.map(|(profile, named)| {
+    let lint = lint.filter(|_| !checks_only).map(|(profile, named)| {
         let forms = ToolForms {
             name: named.then_some(tool.name.as_str()),
             tool: &tool,
@@ -216,7 +272,8 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Result<Com
         ),
         _ => (Vec::new(), None),
     };
-    let diff = diff.and_then(|job| job.run());
+    let diff = diff.and_then(|job| job.run(&options.cancel));
+    let report = report.map(|job| job.run(&options.cancel));
     if stop() {
         return Err(Step::Checks);
     }
@@ -224,12 +281,33 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Result<Com
         generation,
         projection,
         fresh,
-        trees: [original, projected],
+        trees,
         lint,
         payloads,
         diff,
+        report,
         took: start.elapsed(),
     })
+}
+
+/// The original tree and the projection's (empty when projecting failed), unless `stop`.
+fn build_trees(
+    tool: &Tool,
+    projection: &Result<Arc<Projection>, Failure>,
+    stop: &impl Fn() -> bool,
+) -> Result<[SchemaTree; 2], Step> {
+    let trace = projection.as_ref().map_or(&[][..], |p| &p.trace[..]);
+    let original = SchemaTree::build_until(&tool.schema, Side::Original, trace, "root", stop)
+        .ok_or(Step::Trees)?;
+    let projected = match projection {
+        Ok(p) => SchemaTree::build_until(&p.schema, Side::Projection, trace, "root", stop)
+            .ok_or(Step::Trees)?,
+        Err(_) => SchemaTree::default(),
+    };
+    if stop() {
+        return Err(Step::Trees);
+    }
+    Ok([original, projected])
 }
 
 /// The newest request not yet taken, and whether the worker should stop.
@@ -446,6 +524,8 @@ pub(crate) mod tests {
             lint: None,
             payloads: None,
             diff: None,
+            checks_only: false,
+            report: None,
         }
     }
 

@@ -611,7 +611,8 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             spans.push(Span::raw(" │ "));
             spans.push(Span::styled(spinner(pending), theme.heading()));
             spans.push(Span::raw(format!(
-                " projecting {:.1} s",
+                " {} {:.1} s",
+                pending.doing,
                 pending.elapsed.as_secs_f64()
             )));
         }
