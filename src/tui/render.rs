@@ -511,7 +511,7 @@ pub fn legend_line(app: &App) -> Line<'static> {
     let mut marks: Vec<Mark> = Vec::new();
     if let Some(view) = &app.view {
         for pane in &view.panes {
-            marks.extend(pane.tree.marks());
+            marks.extend_from_slice(pane.tree.marks());
         }
     }
     marks.sort_unstable();
