@@ -661,6 +661,17 @@ fn payloads_judged_in_parallel_read_exactly_as_one_after_the_other() {
     // Tailoring notes, one per tool, come from the threads that build the checkers.
     let tailored = ["samples/mcp-tools-list.json", "--provider", "openai-strict"];
     cases.push(tailored.to_vec());
+    // Payloads of two tools given in turn: each tool's checker is built and dropped once, its
+    // rows still stand where its payloads were given.
+    let payload =
+        |tool: &str, name: &str| format!("samples/anthropic-tools.payloads/{tool}/{name}");
+    let interleaved = [
+        "samples/anthropic-tools.json".to_owned(),
+        payload("lookup_customer", "invalid-boolean.json"),
+        payload("get_stock_price", "invalid-ticker-number.json"),
+        payload("lookup_customer", "valid-id.json"),
+    ];
+    cases.push(interleaved.iter().map(String::as_str).collect());
     for args in cases {
         for format in ["text", "jsonl"] {
             let args: Vec<&str> = args.iter().copied().chain(["--format", format]).collect();
@@ -684,6 +695,11 @@ fn payloads_judged_in_parallel_read_exactly_as_one_after_the_other() {
         .filter(|l| l.starts_with("note: tool "))
         .collect();
     assert!(notes.len() > 2, "{}", tailored.stderr);
+    let interleaved: Vec<&str> = interleaved.iter().map(String::as_str).collect();
+    let rows = run_on_threads(&interleaved, 4).stdout;
+    let at = |name: &str| rows.find(name).unwrap_or_else(|| panic!("{name}: {rows}"));
+    assert!(at("invalid-boolean.json") < at("invalid-ticker-number.json"));
+    assert!(at("invalid-ticker-number.json") < at("valid-id.json"));
     let mixed = run_on_threads(&mixed, 4);
     mixed.expect_code(2, "mixed payloads");
     assert!(

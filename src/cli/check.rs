@@ -76,49 +76,79 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
         None => None,
     };
 
-    // The payloads' tools, in the order the loop below first needs them: their projections
-    // are made in parallel where there are cores, and taken in that order.
-    let mut tools: Vec<usize> = Vec::new();
-    for item in &items {
-        if !tools.contains(&item.tool) {
-            tools.push(item.tool);
-        }
+    // The payloads' tools, in the order the items first need them, each with its items.
+    let mut tools: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut position: HashMap<usize, usize> = HashMap::new();
+    for (k, item) in items.iter().enumerate() {
+        let at = *position.entry(item.tool).or_insert_with(|| {
+            tools.push((item.tool, Vec::new()));
+            tools.len() - 1
+        });
+        tools[at].1.push(k);
     }
-    // Each tool's checker is compiled on the thread that projected it; projection warnings,
-    // tailoring notes and errors are printed in that order as the checkers are taken.
-    let mut built = input::project_selected_then(
-        &manifest,
-        if given.is_some() { &[] } else { &tools },
-        &options,
-        Linking::Build,
-        |tool, projection| checker_for(tool, projection, args, &options),
-    );
-    let mut checkers: HashMap<usize, Checker> = HashMap::new();
-    for &i in &tools {
-        let tool = &manifest.tools[i];
-        let (notes, checker) = match &given {
-            Some(schema) => checker_for(
-                tool,
-                given_as_projection(schema, tool, &options),
-                args,
-                &options,
-            ),
-            None => built.next().expect("one checker per payload tool")?,
-        };
+    // One tool at a time: its checker (projection, validators) is built and its payloads
+    // are read and judged on the thread that projected it, and the checker is dropped there,
+    // so a manifest of many tools holds a few checkers at once, not all of them. Rows keep
+    // the items' order; warnings, tailoring notes and errors come in the tools' order.
+    // Tools are checked one per thread; a single tool's payloads are spread over the
+    // threads instead (its checker is then built on this thread).
+    let judge_all = |mine: &[usize], checker: &Checker| -> Vec<Vec<Row>> {
+        if tools.len() == 1 {
+            parallel::map(mine, |&k| rows_of(&items[k], checker))
+        } else {
+            mine.iter().map(|&k| rows_of(&items[k], checker)).collect()
+        }
+    };
+    let mut judged: Vec<Vec<Row>> = items.iter().map(|_| Vec::new()).collect();
+    let mut take = |i: usize,
+                    mine: &[usize],
+                    (notes, rows): (Vec<String>, Result<Vec<Vec<Row>>, CheckError>)|
+     -> Result<(), Failure> {
         for note in notes {
             eprintln!("{note}");
         }
-        let checker = checker.map_err(|err| {
+        let rows = rows.map_err(|err| {
+            let tool = &manifest.tools[i];
             Failure::input(format!("{} (tool {:?}): {err}", manifest.origin, tool.name))
         })?;
-        checkers.insert(i, checker);
+        for (&k, rows) in mine.iter().zip(rows) {
+            judged[k] = rows;
+        }
+        Ok(())
+    };
+    let checked = |k: usize, tool: &Tool, projection: Projection| {
+        let (notes, checker) = checker_for(tool, projection, args, &options);
+        (notes, checker.map(|c| judge_all(&tools[k].1, &c)))
+    };
+    match &given {
+        Some(schema) => {
+            // Built here, one after the other: each tool's payloads are judged in parallel.
+            for (i, mine) in &tools {
+                let tool = &manifest.tools[*i];
+                let projection = given_as_projection(schema, tool, &options);
+                let (notes, checker) = checker_for(tool, projection, args, &options);
+                let rows = checker.map(|c| parallel::map(mine, |&k| rows_of(&items[k], &c)));
+                take(*i, mine, (notes, rows))?;
+            }
+        }
+        None => {
+            let selected: Vec<usize> = tools.iter().map(|(i, _)| *i).collect();
+            input::project_selected_then(
+                &manifest,
+                &selected,
+                &options,
+                Linking::Build,
+                checked,
+                |built| {
+                    for ((i, mine), done) in tools.iter().zip(built) {
+                        take(*i, mine, done?)?;
+                    }
+                    Ok::<_, Failure>(())
+                },
+            )?;
+        }
     }
-    // Every checker is built (and has said its warnings) before any payload is read, so
-    // payload files are read and judged in parallel; rows stay in the items' order.
-    let rows: Vec<Row> = parallel::map(&items, |item| rows_of(item, &checkers[&item.tool]))
-        .into_iter()
-        .flatten()
-        .collect();
+    let rows: Vec<Row> = judged.into_iter().flatten().collect();
 
     let mut out = String::new();
     match args.format {

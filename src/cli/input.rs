@@ -102,32 +102,46 @@ pub fn project_streamed<U>(
     })
 }
 
-/// [`project_selected`], with `then` applied to each projection on the thread that made it
-/// (checkers compile there too). Warnings and errors come as [`project_selected`] gives them,
-/// in the tools' order as the results are taken.
-pub fn project_selected_then<'m, T: Send + 'm>(
-    manifest: &'m Manifest,
+/// [`project_selected`], with `then` applied to each projection (and the tool's position in
+/// `selected`) on the thread that made it (checkers compile there too), the results handed to `consume` in the tools' order as they
+/// are made (see [`schemalens::parallel::map_streamed`]): a caller that is done with each
+/// result before taking the next holds a few at a time, however many tools there are.
+/// Warnings and errors come as [`project_selected`] gives them, in the tools' order as the
+/// results are taken.
+pub fn project_selected_then<T: Send, U>(
+    manifest: &Manifest,
     selected: &[usize],
     options: &Options,
     linking: Linking,
-    then: impl Fn(&Tool, Projection) -> T + Sync,
-) -> impl Iterator<Item = Result<T, Failure>> + 'm {
-    let tools: Vec<&Tool> = selected.iter().map(|i| &manifest.tools[*i]).collect();
-    let done = schemalens::parallel::map(&tools, |tool| {
-        project_tool_linking(tool, options, linking).map(|projection| {
-            (
-                lowered_depth_warnings(tool, &projection),
-                then(tool, projection),
-            )
-        })
-    });
-    done.into_iter().zip(tools).map(move |(result, tool)| {
-        let (warnings, done) = result.map_err(|e| failure(&manifest.origin, tool, &e))?;
-        for w in warnings {
-            eprintln!("{w}");
-        }
-        Ok(done)
-    })
+    then: impl Fn(usize, &Tool, Projection) -> T + Sync,
+    consume: impl FnOnce(&mut dyn Iterator<Item = Result<T, Failure>>) -> U,
+) -> U {
+    let tools: Vec<(usize, &Tool)> = selected
+        .iter()
+        .enumerate()
+        .map(|(k, i)| (k, &manifest.tools[*i]))
+        .collect();
+    schemalens::parallel::map_streamed(
+        tools,
+        |(k, tool)| {
+            let done = project_tool_linking(tool, options, linking).map(|projection| {
+                (
+                    lowered_depth_warnings(tool, &projection),
+                    then(k, tool, projection),
+                )
+            });
+            (tool, done)
+        },
+        |results| {
+            consume(&mut results.map(|(tool, result)| {
+                let (warnings, done) = result.map_err(|e| failure(&manifest.origin, tool, &e))?;
+                for w in warnings {
+                    eprintln!("{w}");
+                }
+                Ok(done)
+            }))
+        },
+    )
 }
 
 /// A tool's projection result with the context a user needs to find the failing node, and
