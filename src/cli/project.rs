@@ -37,7 +37,7 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     // `explain` and `--watch` have it.
     let options = args.projection.options_for(args.tailor.provider);
     let released = Cell::new(tools.is_empty());
-    let mut out = HeldStdout::new(&released);
+    let mut out = HeldStdout::buffered(&released);
     let mut left = tools.len();
     input::project_streamed(&writeback.origin, tools, &options, linking, |projections| {
         // Asked for in `order`, which is the order the projections come in.
@@ -79,37 +79,26 @@ fn writes_schema_alone(format: ManifestFormat, args: &ProjectArgs) -> bool {
 /// to project leaves stdout empty, as when the whole document was made before any of it was
 /// written, and stderr's warnings all come before the document.
 struct HeldStdout<'a> {
-    /// In chunks of [`HELD_CHUNK`] bytes: one growing buffer would be copied each time it
-    /// doubles, holding the old and the new at once.
+    /// Each write as it came (see [`HeldStdout::buffered`]): one growing buffer would be copied
+    /// each time it doubles, holding the old and the new at once.
     held: Vec<Vec<u8>>,
-    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    out: std::io::StdoutLock<'static>,
     released: &'a Cell<bool>,
 }
 
+/// The size of the writes [`HeldStdout`] gets, and so of the pieces it holds.
 const HELD_CHUNK: usize = 64 * 1024;
 
 impl<'a> HeldStdout<'a> {
-    fn new(released: &'a Cell<bool>) -> HeldStdout<'a> {
-        HeldStdout {
+    /// Buffered in front, so that the JSON writer's many small writes (a brace, an indent) come
+    /// to it as a few large ones.
+    fn buffered(released: &'a Cell<bool>) -> std::io::BufWriter<HeldStdout<'a>> {
+        let held = HeldStdout {
             held: Vec::new(),
-            out: std::io::BufWriter::new(std::io::stdout().lock()),
+            out: std::io::stdout().lock(),
             released,
-        }
-    }
-
-    fn hold(&mut self, mut buf: &[u8]) {
-        while !buf.is_empty() {
-            let chunk = match self.held.last_mut() {
-                Some(chunk) if chunk.len() < HELD_CHUNK => chunk,
-                _ => {
-                    self.held.push(Vec::with_capacity(HELD_CHUNK));
-                    self.held.last_mut().expect("just pushed")
-                }
-            };
-            let n = buf.len().min(HELD_CHUNK - chunk.len());
-            chunk.extend_from_slice(&buf[..n]);
-            buf = &buf[n..];
-        }
+        };
+        std::io::BufWriter::with_capacity(HELD_CHUNK, held)
     }
 
     fn write_held(&mut self) -> std::io::Result<()> {
@@ -123,7 +112,7 @@ impl<'a> HeldStdout<'a> {
 impl Write for HeldStdout<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if !self.released.get() {
-            self.hold(buf);
+            self.held.push(buf.to_vec());
             return Ok(buf.len());
         }
         self.write_held()?;
