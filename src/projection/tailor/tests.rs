@@ -790,3 +790,43 @@ fn gemini_sends_refused_property_names_under_names_it_takes() {
     assert!(validator(&t).is_valid(&a.payload));
     assert_eq!(adapter.unadapt(&a.payload), p);
 }
+
+#[test]
+fn a_maps_count_bounds_on_its_entries_are_judged_like_any_arrays() {
+    // Found on GitHub's REST description: `maxProperties` became the entries' `maxItems`, which
+    // Anthropic strict refuses, after its keyword steps had already run on the map.
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "labels": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "minProperties": 2,
+                "maxProperties": 5
+            }
+        },
+        "required": ["labels"],
+        "additionalProperties": false
+    });
+    let strict = tailored(schema.clone(), Profile::AnthropicStrict);
+    let labels = &strict.projection.schema["properties"]["labels"];
+    assert_eq!(labels["type"], json!("array"), "{labels}");
+    assert!(labels.get("maxItems").is_none(), "{labels}");
+    assert!(labels.get("minItems").is_none(), "{labels}");
+    assert_eq!(
+        errors(Profile::AnthropicStrict, &strict.projection.schema),
+        Vec::<&str>::new()
+    );
+    let dropped: Vec<Rule> = rules(&strict)
+        .into_iter()
+        .filter(|(_, at)| at == "/properties/labels")
+        .map(|(r, _)| r)
+        .collect();
+    assert!(dropped.contains(&Rule::TailorDropKeyword), "{dropped:?}");
+    // Where the provider takes count bounds, they stay on the entries.
+    let gemini = tailored(schema, Profile::Gemini);
+    let labels = &gemini.projection.schema["properties"]["labels"];
+    assert_eq!(labels["type"], json!("array"), "{labels}");
+    assert_eq!(labels["minItems"], json!(2), "{labels}");
+    assert_eq!(labels["maxItems"], json!(5), "{labels}");
+}

@@ -401,6 +401,7 @@ impl Walk<'_> {
                 array.insert(to_k.into(), v.clone());
             }
         }
+        self.entries_bounds_tailored(&mut array, from, out);
         self.adapters.push(Adapter::Entries { at: out.to_owned() });
         self.record(
             Rule::TailorMapEntries,
@@ -412,6 +413,20 @@ impl Walk<'_> {
             },
         );
         Some(Value::Object(array))
+    }
+
+    /// The entries' array carries the map's count bounds, made after the keyword steps ran on
+    /// the map: the profile judges them here as it judges any array's (Anthropic strict takes
+    /// no `maxItems`, nor a `minItems` above 1).
+    fn entries_bounds_tailored(&mut self, array: &mut Map<String, Value>, from: &str, out: &str) {
+        for step in self.table {
+            match *step {
+                Step::DropListed { set } => self.drop_listed(array, set, from, out),
+                Step::MinItemsAtMost { max } => self.min_items_at_most(array, max, from, out),
+                Step::DropKeywords { rules } => self.drop_keywords(array, rules, from, out),
+                _ => {}
+            }
+        }
     }
 
     /// An object schema that lists no keys a payload must use, so that a provider demanding
