@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use schemalens::manifest::{self, Manifest};
-use schemalens::{Projection, project_tool};
+use schemalens::{Linking, Projection, project_tool, project_tool_linking};
 
 const DIGESTS: &str = "tests/data/projection-digests.txt";
 const CORPUS_PREFIX: &str = "corpus:";
@@ -149,4 +149,63 @@ fn projections_equal_the_pinned_output() {
         differences.join("\n")
     );
     eprintln!("{} pinned projections unchanged", pinned.len());
+}
+
+/// `project` without `--provider` projects without links (`Linking::Skip`), and then records
+/// fewer notes as it walks (none per node in inline mode): its schema and trace must be the
+/// ones pinned above, made with the links, for every tool and configuration.
+#[test]
+fn projections_without_links_have_the_pinned_schema_and_trace() {
+    let mut manifests: Vec<Manifest> = support::samples()
+        .iter()
+        .map(|s| support::load(s))
+        .collect();
+    if let Some(corpus) = support::corpus_dir() {
+        for path in support::corpus_manifests(&corpus.join("mcp")) {
+            manifests.push(
+                manifest::load_path(&path, None)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+            );
+        }
+    }
+    let mut compared = 0;
+    for tool in manifests.iter().flat_map(|m| &m.tools) {
+        for (label, options) in common::configs(None) {
+            let with = project_tool(tool, &options);
+            let without = project_tool_linking(tool, &options, Linking::Skip);
+            match (with, without) {
+                (Ok(with), Ok(without)) => {
+                    assert!(
+                        without.links.is_empty(),
+                        "{}/{label}: links made",
+                        tool.name
+                    );
+                    assert_eq!(without.schema, with.schema, "{}/{label}: schema", tool.name);
+                    assert_eq!(
+                        serde_json::to_string(&without.trace).expect("the trace serializes"),
+                        serde_json::to_string(&with.trace).expect("the trace serializes"),
+                        "{}/{label}: trace",
+                        tool.name
+                    );
+                }
+                (Err(with), Err(without)) => {
+                    assert_eq!(
+                        without.to_string(),
+                        with.to_string(),
+                        "{}/{label}",
+                        tool.name
+                    )
+                }
+                (with, without) => panic!(
+                    "{}/{label}: with links {:?}, without {:?}",
+                    tool.name,
+                    with.err(),
+                    without.err()
+                ),
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared > 100, "only {compared} projections compared");
+    eprintln!("{compared} projections without links equal those with");
 }

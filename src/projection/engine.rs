@@ -187,8 +187,18 @@ impl<'a> Engine<'a> {
             Value::Object(map) => self.object(map, orig, depth)?,
             other => Out::new(other.clone(), true),
         };
-        out.link_one(orig);
+        if self.records_links() {
+            out.link_one(orig);
+        }
         Ok(out)
+    }
+
+    /// Whether emitted nodes get their link note. The links are made of them, and flat mode's
+    /// merges read the originals linked at a subtree's root for their trace entries; inline
+    /// mode without links reads them nowhere, and on a large tool they are most of the notes
+    /// (a pointer per emitted node, copied with every reused `$ref` expansion).
+    fn records_links(&self) -> bool {
+        self.linking == Linking::Build || self.flat()
     }
 
     /// Spends `nodes` of the budget; also where the walk notices a cancel, since every
