@@ -57,6 +57,7 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
                 let schema = schema_of(order[0])?;
                 // A closed stdout (a pipe to `head`) is not the user's error.
                 let _ = serde_json::to_writer_pretty(&mut out, &schema);
+                leave_to_exit(schema);
                 Ok(())
             }
             false => match writeback.write_pretty(&mut out, schema_of) {
@@ -68,6 +69,13 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     released.set(true);
     let _ = writeln!(out).and_then(|()| out.flush());
     Ok(exit::OK)
+}
+
+/// Not freed: the process ends once the schema is written, and its pages then go back to the
+/// system all at once, whereas dropping a large projection visits and frees each of its nodes
+/// (the components schema's 35 MB projection: about a tenth of the run).
+fn leave_to_exit(schema: Value) {
+    std::mem::forget(schema);
 }
 
 /// Whether the output is the one projected schema rather than the document around it.
