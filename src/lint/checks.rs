@@ -708,6 +708,22 @@ fn deepest(cx: &SchemaCx<'_>) -> (usize, usize, bool) {
     height.first().copied().flatten().unwrap_or((0, 0, false))
 }
 
+/// The deepest place `limit-depth` counts, for tailoring: (levels, the subschemas from the root
+/// down to it as (pointer, the keyword holding it), reached through a `$ref`). Through a `$ref`
+/// the list is the place's own ancestors, not the path that reaches it.
+pub(crate) fn deepest_path(schema: &Value) -> (usize, Vec<(String, Option<&'static str>)>, bool) {
+    let cx = SchemaCx::new(schema);
+    let (levels, at, through_ref) = deepest(&cx);
+    let mut path = Vec::new();
+    let mut here = cx.nodes.get(at);
+    while let Some(node) = here {
+        path.push((node.pointer.clone(), node.via));
+        here = node.parent.and_then(|p| cx.nodes.get(p));
+    }
+    path.reverse();
+    (levels, path, through_ref)
+}
+
 /// URI fragments may percent-encode pointer characters (`%24defs`).
 fn percent_decode(s: &str) -> String {
     if !s.contains('%') {

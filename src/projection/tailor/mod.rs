@@ -329,6 +329,10 @@ pub enum Step {
     WrapRoot,
     /// Property names outside `[A-Za-z_][A-Za-z0-9_]{0,max-1}` are sent under names inside it.
     RenameProperties { max: usize },
+    /// A subtree nested past the profile's depth limit (its `limit-depth` lint rule, counted
+    /// the same way) carried as JSON text, from the deepest value on the way down whose text
+    /// keeps the path within the limit.
+    CarryDeep,
     /// Reports only: the profile's size limits (its `limit-*` lint rules) on the result.
     Limits,
 }
@@ -375,6 +379,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             RootObject,
             ArrayItems { typed: true },
             Typed,
+            CarryDeep,
             Limits,
         ],
         Profile::Gemini => &[
@@ -608,6 +613,15 @@ pub enum Tailoring {
         property: String,
         why: String,
     },
+    /// A value nested past the provider's depth limit, sent as its JSON text.
+    DeepJsonText {
+        profile: Profile,
+        /// The levels of nesting before, and the provider's limit.
+        levels: usize,
+        limit: usize,
+        /// The level of the value now carried as text.
+        level: usize,
+    },
     Renamed {
         profile: Profile,
         names: Vec<Renamed>,
@@ -648,6 +662,7 @@ impl Tailoring {
             | Tailoring::JsonText { profile, .. }
             | Tailoring::EnumText { profile, .. }
             | Tailoring::WrapRoot { profile, .. }
+            | Tailoring::DeepJsonText { profile, .. }
             | Tailoring::Renamed { profile, .. } => *profile,
         }
     }
@@ -851,6 +866,14 @@ impl Tailoring {
                 } else {
                     ""
                 }
+            ),
+            Tailoring::DeepJsonText {
+                profile,
+                levels,
+                limit,
+                level,
+            } => format!(
+                "{profile}: the schema nested {levels} levels deep where the provider allows {limit}; this value, at level {level}, is sent as its JSON text (a string), so nothing below it counts. EXACT with the adapter: it encodes on the way in and decodes on the way out; what the schema said below this value is left to the tool."
             ),
             Tailoring::Renamed { profile, names } => format!(
                 "{profile}: property names the provider refuses (a letter or `_` first, then letters, digits and `_`) are sent as {}. EXACT with the adapter: it renames on the way in and back on the way out.",

@@ -3,6 +3,7 @@
 //! (the tailored pointer), so that links, adapters and trace entries point at the right place
 //! even where a step wraps a node or moves it into an `anyOf`.
 
+mod deep;
 mod encode;
 
 use std::collections::BTreeMap;
@@ -118,6 +119,9 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
         // Again, with the root one level down: every pointer the walk records is then right.
         t = Walk::new(&projection, profile, options);
         schema = t.wrapped_root(&projection.schema);
+    }
+    if table.contains(&Step::CarryDeep) {
+        t.carry_deep(&mut schema);
     }
     if table.contains(&Step::RootObject) {
         t.root_checks(&schema);
@@ -477,17 +481,7 @@ impl Walk<'_> {
     }
 
     fn originals(&self, at: &str) -> Vec<String> {
-        let mut here = at;
-        loop {
-            let found = self.old_links.originals(here);
-            if !found.is_empty() {
-                return found.to_vec();
-            }
-            match pointer::parent(here) {
-                Some(p) => here = p,
-                None => return Vec::new(),
-            }
-        }
+        nearest_originals(self.old_links, at)
     }
 
     fn record(&mut self, rule: Rule, out: &str, from: &str, detail: Tailoring) {
@@ -1706,6 +1700,21 @@ impl Walk<'_> {
                     "enum value {bad} is not a string; writing it as one would change the value"
                 ),
             );
+        }
+    }
+}
+
+/// The original nodes behind `at` in `links`, or behind its nearest ancestor that has some.
+fn nearest_originals(links: &Links, at: &str) -> Vec<String> {
+    let mut here = at;
+    loop {
+        let found = links.originals(here);
+        if !found.is_empty() {
+            return found.to_vec();
+        }
+        match pointer::parent(here) {
+            Some(p) => here = p,
+            None => return Vec::new(),
         }
     }
 }

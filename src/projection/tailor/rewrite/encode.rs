@@ -27,6 +27,9 @@ use crate::projection::tailor::{
 /// The property that carries JSON text beside a sibling alternative that takes strings.
 pub(super) const JSON_KEY: &str = "json";
 
+/// What a JSON-text carrier's description says after the value's own.
+pub(super) const JSON_TEXT_NOTE: &str = "Sent as JSON text: any JSON value, encoded in a string.";
+
 /// The property a wrapped root is sent under.
 pub(in crate::projection::tailor) const WRAP_PROPERTY: &str = "arguments";
 
@@ -506,7 +509,7 @@ impl Walk<'_> {
             .filter(|k| !ANNOTATIONS.contains(&k.as_str()))
             .cloned()
             .collect();
-        let note = "Sent as JSON text: any JSON value, encoded in a string.";
+        let note = JSON_TEXT_NOTE;
         let description = match m.get("description").and_then(Value::as_str) {
             Some(d) if d.trim_end().ends_with(['.', '!', '?']) => {
                 format!("{} {note}", d.trim_end())

@@ -1,0 +1,248 @@
+//! Depth: a provider that counts levels of nesting (OpenAI strict: 10) refuses a schema whose
+//! deepest path is longer, and tailoring can add levels of its own (a `{"json": text}` carrier,
+//! a root wrapper, an `anyOf` with a null alternative). The subtree that crosses the limit is
+//! carried as its JSON text, a string: nothing below it counts any more, and the adapter encodes
+//! the value on the way in and decodes it on the way back, so `unadapt(adapt(p)) == p`.
+//!
+//! Levels are counted by the profile's own `limit-depth` lint rule (the stricter of the known
+//! readings), so what tailoring leaves is what lint accepts.
+
+use serde_json::{Map, Value, json};
+
+use super::encode::JSON_TEXT_NOTE;
+use super::{ANNOTATIONS, Walk, nearest_originals};
+use crate::lint::{Check, Limit};
+use crate::pointer;
+use crate::projection::tailor::{Adapter, Tailoring};
+use crate::projection::{Detail, Rule, TraceEntry};
+
+/// Past this many carried subtrees the rest is left to the `limit-depth` report: each one needs
+/// a lint pass over the whole schema.
+const MAX_CARRIED: usize = 64;
+
+/// Keywords that make other schemas judge the same value as a node's own: a property under such
+/// an object is not judged by its own schema alone, and its text would fail the others.
+const IN_PLACE: &[&str] = &[
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "dependentSchemas",
+];
+
+impl Walk<'_> {
+    /// The profile's depth limit, from its `limit-depth` lint rule.
+    fn depth_limit(&self) -> Option<usize> {
+        self.profile.rules().iter().find_map(|r| match r.applies {
+            Check::Limit(Limit::Depth(max)) => Some(max),
+            _ => None,
+        })
+    }
+
+    /// Carries the subtrees nested past the limit as JSON text, deepest path first, until none
+    /// is (or no value on a path can carry it: a `$ref` reaches the place, or every node within
+    /// the limit is an alternative or shares its value with other schemas — then the limit step
+    /// reports it).
+    pub(in crate::projection::tailor) fn carry_deep(&mut self, schema: &mut Value) {
+        let Some(limit) = self.depth_limit() else {
+            return;
+        };
+        for _ in 0..MAX_CARRIED {
+            let (levels, path, through_ref) = crate::lint::deepest_path(schema);
+            if levels <= limit || through_ref {
+                return;
+            }
+            let Some(level) = carry_level(schema, &path, limit) else {
+                return;
+            };
+            let at = path[level].0.clone();
+            self.carry_as_text(schema, &at, levels, limit, level);
+        }
+    }
+
+    fn carry_as_text(
+        &mut self,
+        schema: &mut Value,
+        at: &str,
+        levels: usize,
+        limit: usize,
+        level: usize,
+    ) {
+        let Some(node) = schema.pointer_mut(at) else {
+            return;
+        };
+        let old = std::mem::take(node);
+        let property = property_of(at);
+        // An optional property made required is sent as `null` when absent, after its value
+        // is encoded: the text must let that `null` through. An explicit `null` is encoded
+        // like any value (`"null"`), so the property needs no marker for it any more.
+        let filled = property
+            .as_ref()
+            .is_some_and(|(object, name)| self.fills_null(object, name));
+        *node = carrier(&old, filled);
+        if let Some((object, name)) = &property {
+            self.forget_marker(object, name, at);
+        }
+        if let Value::Object(m) = &old {
+            for k in m.keys() {
+                self.purge(&pointer::push(at, k));
+            }
+        }
+        self.adapters.retain(|a| a.at() != at);
+        self.adapters.push(Adapter::JsonText {
+            at: at.to_owned(),
+            key: None,
+        });
+        self.trace.push(TraceEntry {
+            rule: Rule::TailorJsonText,
+            at: at.to_owned(),
+            from: nearest_originals(&self.links, at),
+            detail: Detail::Tailored(Tailoring::DeepJsonText {
+                profile: self.profile,
+                levels,
+                limit,
+                level,
+            }),
+        });
+    }
+
+    /// Absent `name` in the object at `object` is sent as `null`.
+    fn fills_null(&self, object: &str, name: &str) -> bool {
+        self.adapters.iter().any(|a| match a {
+            Adapter::NullForAbsent { at, properties } => {
+                at == object && properties.iter().any(|p| p == name)
+            }
+            _ => false,
+        })
+    }
+
+    fn forget_marker(&mut self, object: &str, name: &str, at: &str) {
+        self.markers.remove(at);
+        for a in &mut self.adapters {
+            if let Adapter::NullMarker {
+                at: o, properties, ..
+            } = a
+                && o == object
+            {
+                properties.retain(|p| p != name);
+            }
+        }
+        self.adapters.retain(
+            |a| !matches!(a, Adapter::NullMarker { properties, .. } if properties.is_empty()),
+        );
+    }
+}
+
+/// The deepest level on `path` (root = 0) whose node, sent as text, brings the path within
+/// `limit`: a value's own schema (a property, one `items` schema, a map's value), judged by
+/// nothing else.
+fn carry_level(
+    schema: &Value,
+    path: &[(String, Option<&'static str>)],
+    limit: usize,
+) -> Option<usize> {
+    let top = limit.min(path.len().checked_sub(1)?);
+    (1..=top).rev().find(|&level| {
+        let (at, via) = &path[level];
+        let value_position = match via {
+            Some("properties") => true,
+            // `items/0`: a tuple position, which the adapter does not walk as a value.
+            Some("items" | "additionalProperties") => !at.ends_with(|c: char| c.is_ascii_digit()),
+            _ => false,
+        };
+        value_position && judged_alone(schema, &path[..level])
+    })
+}
+
+/// The last schema on `path` (the one holding the value's schema) is the only one that judges
+/// its value: it has no in-place applicator, and every union it is an alternative of, up to
+/// the nearest property or item, is bare (nothing but the alternatives and annotations), so no
+/// sibling keyword judges the same value.
+fn judged_alone(schema: &Value, path: &[(String, Option<&'static str>)]) -> bool {
+    let Some((holder, _)) = path.last() else {
+        return false;
+    };
+    let Some(Value::Object(m)) = schema.pointer(holder) else {
+        return false;
+    };
+    if IN_PLACE.iter().any(|k| m.contains_key(*k)) {
+        return false;
+    }
+    let mut here = path.len() - 1;
+    while let (_, Some("anyOf" | "oneOf")) = &path[here] {
+        let Some(parent) = here.checked_sub(1) else {
+            return false;
+        };
+        let Some(Value::Object(union)) = schema.pointer(&path[parent].0) else {
+            return false;
+        };
+        let bare = union
+            .keys()
+            .all(|k| k == "anyOf" || k == "oneOf" || ANNOTATIONS.contains(&k.as_str()));
+        if !bare {
+            return false;
+        }
+        here = parent;
+    }
+    true
+}
+
+/// `(the object's pointer, the property's name)` when `at` is a property's schema.
+fn property_of(at: &str) -> Option<(String, String)> {
+    let properties = pointer::parent(at)?;
+    if !properties.ends_with("/properties") && properties != "/properties" {
+        return None;
+    }
+    let object = pointer::parent(properties)?;
+    let name = at.rsplit('/').next()?;
+    Some((object.to_owned(), pointer::unescape(name).into_owned()))
+}
+
+/// The string that carries the value's JSON text (or `null`, where an absent property is sent
+/// as `null`), with the value's title and description.
+fn carrier(old: &Value, null: bool) -> Value {
+    let note =
+        "Sent as JSON text (a string): the value's schema nests deeper than the provider allows.";
+    let mut carrier = Map::new();
+    if let Some(t) = old.get("title") {
+        carrier.insert("title".into(), t.clone());
+    }
+    carrier.insert(
+        "type".into(),
+        if null {
+            json!(["string", "null"])
+        } else {
+            json!("string")
+        },
+    );
+    let description = match own_description(old) {
+        Some(d) if !d.trim().is_empty() => {
+            let d = d.trim_end();
+            if d.ends_with(['.', '!', '?']) {
+                format!("{d} {note}")
+            } else {
+                format!("{d}. {note}")
+            }
+        }
+        _ => note.to_owned(),
+    };
+    carrier.insert("description".into(), json!(description));
+    Value::Object(carrier)
+}
+
+/// The value's description: its own, or (for a union tailoring made, such as a JSON-text
+/// carrier beside a null marker) its first alternative's, without the carrier's note.
+fn own_description(old: &Value) -> Option<&str> {
+    if let Some(d) = old.get("description").and_then(Value::as_str) {
+        return Some(d);
+    }
+    let alternatives = old.get("anyOf")?.as_array()?;
+    let d = alternatives
+        .iter()
+        .find_map(|a| a.get("description").and_then(Value::as_str))?;
+    Some(d.strip_suffix(JSON_TEXT_NOTE).unwrap_or(d).trim_end())
+}
