@@ -113,14 +113,16 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
             unresolved,
         };
     }
-    let mut t = Walk::new(&projection, profile, options);
-    let mut schema = t.node(&projection.schema, "", "");
-    if table.contains(&Step::WrapRoot) && t.root_needs_wrap(&schema) {
-        // Again, with the root one level down: every pointer the walk records is then right.
-        t = Walk::new(&projection, profile, options);
-        schema = t.wrapped_root(&projection.schema);
-    }
+    let (mut t, mut schema) = walk(&projection, profile, options);
     if table.contains(&Step::CarryDeep) {
+        if !options.lossy {
+            // The lossy form is deeper (null alternatives, markers) and carries values the
+            // sound form alone would keep. Both must carry the same ones: a string the
+            // provider sends in the lossy form's carrier un-adapts to a value that only a
+            // carrier at the same place accepts.
+            let carried = deep::carried_by(&projection, profile);
+            t.carry_same(&mut schema, &carried);
+        }
         t.carry_deep(&mut schema);
     }
     if table.contains(&Step::RootObject) {
@@ -169,6 +171,20 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
         adapters,
         unresolved,
     }
+}
+
+/// The node-by-node walk (and the root wrapper), before the steps that look at the whole
+/// result.
+fn walk(projection: &Projection, profile: Profile, options: TailorOptions) -> (Walk<'_>, Value) {
+    let mut t = Walk::new(projection, profile, options);
+    let schema = t.node(&projection.schema, "", "");
+    if steps(profile).contains(&Step::WrapRoot) && t.root_needs_wrap(&schema) {
+        // Again, with the root one level down: every pointer the walk records is then right.
+        t = Walk::new(projection, profile, options);
+        let schema = t.wrapped_root(&projection.schema);
+        return (t, schema);
+    }
+    (t, schema)
 }
 
 /// What tailoring for `profile` leaves unresolved in `projection`, when it would leave the

@@ -830,3 +830,63 @@ fn a_maps_count_bounds_on_its_entries_are_judged_like_any_arrays() {
     assert_eq!(labels["minItems"], json!(2), "{labels}");
     assert_eq!(labels["maxItems"], json!(5), "{labels}");
 }
+
+/// Optional properties that accept `null` themselves are wrapped with a marker in the lossy
+/// form only, one level each: a chain of nine that the sound form keeps within OpenAI's 10
+/// levels is 18 deep in the lossy form, which carries a value as JSON text there. The sound
+/// form must carry the same value: whatever string the provider sends in that carrier
+/// un-adapts to a value only a carrier accepts (minimal case of the soundness property (d)).
+#[test]
+fn the_sound_form_carries_what_the_lossy_form_carries_past_the_depth_limit() {
+    let mut next = json!({
+        "type": ["object", "null"],
+        "properties": {"v": {"type": "integer"}},
+        "required": ["v"]
+    });
+    for _ in 0..8 {
+        next = json!({"type": ["object", "null"], "properties": {"next": next}});
+    }
+    let schema = json!({"type": "object", "properties": {"next": next}});
+    let projection = flat(&schema);
+    let lossy = tailor(projection.clone(), Profile::OpenAiStrict);
+    let sound = tailor_with(
+        projection,
+        Profile::OpenAiStrict,
+        TailorOptions { lossy: false },
+    );
+    let carried = |t: &Tailored| -> Vec<String> {
+        t.projection
+            .trace
+            .iter()
+            .filter(|e| matches!(e.detail, Detail::Tailored(Tailoring::DeepJsonText { .. })))
+            .map(|e| e.at.clone())
+            .collect()
+    };
+    let (in_lossy, in_sound) = (carried(&lossy), carried(&sound));
+    assert_eq!(in_lossy.len(), 1, "{}", lossy.projection.schema);
+    // The same value: the lossy form's pointer without the marker unions' `anyOf/0`.
+    assert_eq!(in_sound, vec![in_lossy[0].replace("/anyOf/0", "")]);
+    assert!(!errors(Profile::OpenAiStrict, &lossy.projection.schema).contains(&"limit-depth"));
+
+    // A payload the lossy form accepts with text in the carrier that is not JSON.
+    let draft = jsonschema::Draft::Draft202012;
+    let mut payload = json!({"v": 1});
+    for _ in 0..9 {
+        payload = json!({"next": payload});
+    }
+    let mut sent = lossy.payload_adapter(draft).adapt(&payload).payload;
+    let mut here = &mut sent;
+    while here.is_object() {
+        here = &mut here["next"];
+    }
+    assert!(here.is_string(), "no carrier on the way down: {sent}");
+    *here = json!("not JSON text");
+    assert!(validator(&lossy).is_valid(&sent), "{sent}");
+    let back = lossy.payload_adapter(draft).unadapt(&sent);
+    let in_sound_form = sound.payload_adapter(draft).adapt(&back).payload;
+    assert!(
+        validator(&sound).is_valid(&in_sound_form),
+        "un-adapted {back}, in the sound form {in_sound_form}, rejected by {}",
+        sound.projection.schema
+    );
+}

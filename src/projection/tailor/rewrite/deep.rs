@@ -7,14 +7,18 @@
 //! Levels are counted by the profile's own `limit-depth` lint rule (the stricter of the known
 //! readings), so what tailoring leaves is what lint accepts.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value, json};
 
 use super::encode::JSON_TEXT_NOTE;
 use super::{ANNOTATIONS, Walk, nearest_originals};
-use crate::lint::{Check, Limit};
+use crate::lint::{Check, Limit, Profile};
 use crate::pointer;
-use crate::projection::tailor::{Adapter, Tailoring};
+use crate::projection::Projection;
+use crate::projection::tailor::{Adapter, TailorOptions, Tailoring};
 use crate::projection::{Detail, Rule, TraceEntry};
+use crate::schema::keywords::{self, Slot};
 
 /// Past this many carried subtrees the rest is left to the `limit-depth` report: each one needs
 /// a lint pass over the whole schema.
@@ -61,6 +65,31 @@ impl Walk<'_> {
             };
             let at = path[level].0.clone();
             self.carry_as_text(schema, &at, levels, limit, level);
+        }
+    }
+
+    /// Carries the values `carried` names (by projection pointer), where this walk placed them
+    /// and where they are still values judged alone: the sound form carries what the lossy
+    /// form carries.
+    pub(in crate::projection::tailor) fn carry_same(
+        &mut self,
+        schema: &mut Value,
+        carried: &[Carried],
+    ) {
+        let Some(limit) = self.depth_limit() else {
+            return;
+        };
+        for c in carried {
+            let Some(at) = self.renames.get(&c.from).cloned() else {
+                continue;
+            };
+            let carriable = path_to(schema, &at).is_some_and(|path| {
+                let level = path.len() - 1;
+                level > 0 && carriable(schema, &path, level)
+            });
+            if carriable {
+                self.carry_as_text(schema, &at, c.levels, limit, c.level);
+            }
         }
     }
 
@@ -137,25 +166,100 @@ impl Walk<'_> {
     }
 }
 
+/// A value the lossy form carries as text, by its projection pointer, with what its trace
+/// entry says.
+pub(in crate::projection::tailor) struct Carried {
+    from: String,
+    levels: usize,
+    level: usize,
+}
+
+/// The values the lossy tailoring of `projection` for `profile` carries as text.
+pub(in crate::projection::tailor) fn carried_by(
+    projection: &Projection,
+    profile: Profile,
+) -> Vec<Carried> {
+    let lossy = TailorOptions { lossy: true };
+    let (mut t, mut schema) = super::walk(projection, profile, lossy);
+    // Where each projection node went, taken before the carrying forgets what it replaced: by
+    // the tailored pointer, the projection pointer.
+    let came_from: HashMap<String, String> = t
+        .renames
+        .iter()
+        .map(|(from, to)| (to.clone(), from.clone()))
+        .collect();
+    t.carry_deep(&mut schema);
+    t.trace
+        .iter()
+        .filter_map(|e| match e.detail {
+            Detail::Tailored(Tailoring::DeepJsonText { levels, level, .. }) => {
+                // A property made nullable by wrapping sits one `anyOf` down.
+                let wrapped = pointer::push_index(&pointer::push(&e.at, "anyOf"), 0);
+                let from = came_from.get(&e.at).or_else(|| came_from.get(&wrapped))?;
+                Some(Carried {
+                    from: from.clone(),
+                    levels,
+                    level,
+                })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// The deepest level on `path` (root = 0) whose node, sent as text, brings the path within
-/// `limit`: a value's own schema (a property, one `items` schema, a map's value), judged by
-/// nothing else.
+/// `limit`.
 fn carry_level(
     schema: &Value,
     path: &[(String, Option<&'static str>)],
     limit: usize,
 ) -> Option<usize> {
     let top = limit.min(path.len().checked_sub(1)?);
-    (1..=top).rev().find(|&level| {
-        let (at, via) = &path[level];
-        let value_position = match via {
-            Some("properties") => true,
-            // `items/0`: a tuple position, which the adapter does not walk as a value.
-            Some("items" | "additionalProperties") => !at.ends_with(|c: char| c.is_ascii_digit()),
-            _ => false,
+    (1..=top)
+        .rev()
+        .find(|&level| carriable(schema, path, level))
+}
+
+/// The node at `level` on `path` is a value's own schema (a property, one `items` schema, a
+/// map's value), judged by nothing else.
+fn carriable(schema: &Value, path: &[(String, Option<&'static str>)], level: usize) -> bool {
+    let (at, via) = &path[level];
+    let value_position = match via {
+        Some("properties") => true,
+        // `items/0`: a tuple position, which the adapter does not walk as a value.
+        Some("items" | "additionalProperties") => !at.ends_with(|c: char| c.is_ascii_digit()),
+        _ => false,
+    };
+    value_position && judged_alone(schema, &path[..level])
+}
+
+/// The subschemas from the root down to `at`, as [`crate::lint::deepest_path`] lists them
+/// (each one's pointer and the keyword holding it); `None` when `at` is not a subschema.
+fn path_to(schema: &Value, at: &str) -> Option<Vec<(String, Option<&'static str>)>> {
+    let tokens: Vec<&str> = at.split('/').skip(1).collect();
+    let mut path = vec![(String::new(), None)];
+    let mut here = String::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let keyword = keywords::lookup(tokens[i])?;
+        let holder = schema.pointer(&here)?;
+        let steps = match keyword.slot {
+            Slot::Single => 1,
+            Slot::SingleOrArray if !holder.get(keyword.name)?.is_array() => 1,
+            _ => 2,
         };
-        value_position && judged_alone(schema, &path[..level])
-    })
+        let end = i + steps;
+        if end > tokens.len() {
+            return None;
+        }
+        for t in &tokens[i..end] {
+            here.push('/');
+            here.push_str(t);
+        }
+        path.push((here.clone(), Some(keyword.name)));
+        i = end;
+    }
+    schema.pointer(at).map(|_| path)
 }
 
 /// The last schema on `path` (the one holding the value's schema) is the only one that judges
