@@ -1607,12 +1607,16 @@ fn cli_answers_first_and_exits_on_the_tailored_verdict() {
 
 #[test]
 fn cli_exits_1_when_the_tailored_schema_is_still_rejected() {
-    // An array that says nothing of its items: OpenAI strict wants them, and tailoring does
-    // not guess.
+    // An object that lists its values (`enum`): OpenAI strict wants every property required,
+    // and sending null for an absent one would make a value the enum does not list.
     let file = temp_schema(&json!({
         "type": "object",
-        "properties": {"labels": {"type": "array"}},
-        "required": ["labels"]
+        "properties": {"choice": {
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "enum": [{"a": "x"}, {}]
+        }},
+        "required": ["choice"]
     }));
     let out = schemalens()
         .args(["lint", "--provider", "openai-strict"])
@@ -1626,8 +1630,11 @@ fn cli_exits_1_when_the_tailored_schema_is_still_rejected() {
         text.contains("1 of 1 tool/provider pairs are still rejected after tailoring"),
         "{text}"
     );
-    assert!(text.contains("not tailored: #/properties/labels"), "{text}");
-    assert!(text.contains("error array-items"), "{text}");
+    assert!(
+        text.contains("not tailored: #/properties/choice/required"),
+        "{text}"
+    );
+    assert!(text.contains("error required-all"), "{text}");
 }
 
 #[test]

@@ -254,8 +254,6 @@ fn a_value_nested_past_the_depth_limit_is_sent_as_json_text() {
         "{}",
         traced.message()
     );
-    let (validator, draft) = validator(&tool, &t);
-    let adapter = t.payload_adapter(draft);
     let at_depth = |text: Value| {
         let mut p = text;
         for _ in 0..9 {
@@ -263,25 +261,76 @@ fn a_value_nested_past_the_depth_limit_is_sent_as_json_text() {
         }
         p
     };
-    for payload in [
-        at_depth(json!({"content": "a"})),
-        at_depth(json!({"content": "a", "link": null})),
-        at_depth(json!({"content": "a", "link": {}})),
-        at_depth(
-            json!({"content": "a", "link": {"url": "https://example.com", "depth": [1, {"x": null}]}}),
-        ),
-    ] {
-        let a = adapter.adapt(&payload);
+    sent_and_back(
+        &tool,
+        &t,
+        &[
+            at_depth(json!({"content": "a"})),
+            at_depth(json!({"content": "a", "link": null})),
+            at_depth(json!({"content": "a", "link": {}})),
+            at_depth(
+                json!({"content": "a", "link": {"url": "https://example.com", "depth": [1, {"x": null}]}}),
+            ),
+        ],
+    );
+}
+
+/// Every payload, adapted, is accepted by the tailored schema and comes back as it was.
+fn sent_and_back(tool: &Tool, t: &Tailored, payloads: &[Value]) {
+    let (validator, draft) = validator(tool, t);
+    let adapter = t.payload_adapter(draft);
+    for payload in payloads {
+        let a = adapter.adapt(payload);
         assert!(
             validator.is_valid(&a.payload),
             "{payload} sent as {}",
             a.payload
         );
         assert_eq!(
-            adapter.unadapt(&a.payload),
+            &adapter.unadapt(&a.payload),
             payload,
             "sent as {}",
             a.payload
+        );
+    }
+}
+
+/// GitHub's deployment `payload`: `type: [null, string, object]` beside `anyOf: [string,
+/// object]`. The type list says nothing the union does not; once it goes, the free-form object
+/// alternative is a value of its own and can be carried, for each provider.
+#[test]
+fn a_type_list_beside_typed_alternatives_leaves_them_free_to_be_carried() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "payload": {"anyOf": [{"type": "string"}, {"type": "object"}], "type": ["null", "string", "object"]}
+        },
+        "required": ["payload"]
+    });
+    let tool = manifest::load_str(&schema.to_string(), "deployment.json", None)
+        .expect("a bare schema")
+        .tools
+        .remove(0);
+    for provider in Provider::ALL {
+        let t = tailor_tool(&tool, &Options::flat(), profile(provider)).expect("tailored");
+        assert!(t.unresolved.is_empty(), "{provider}: {:?}", t.unresolved);
+        let refused = check(provider, Some("deployment"), &t.projection.schema);
+        assert!(refused.is_empty(), "{provider}: {refused:?}");
+        assert!(
+            t.projection
+                .trace
+                .iter()
+                .any(|e| e.message().contains("said nothing the union does not")),
+            "{provider}: the dropped type is traced"
+        );
+        sent_and_back(
+            &tool,
+            &t,
+            &[
+                json!({"payload": "text"}),
+                json!({"payload": {}}),
+                json!({"payload": {"task": "deploy", "n": [1, 2]}}),
+            ],
         );
     }
 }
@@ -446,8 +495,9 @@ fn judge(
                 .map(|e| format!("{} at {}", e, e.instance_path()))
                 .collect();
             tally.lost.push(format!(
-                "{key} payload #{i} {p}: adapted {} rejected: {}",
-                a.payload,
+                "{key} payload #{i} {}: adapted {} rejected: {}",
+                clip(p),
+                clip(&a.payload),
                 errors.join("; ")
             ));
             continue;
@@ -455,10 +505,66 @@ fn judge(
         let back = adapter.unadapt(&a.payload);
         if back != *p {
             tally.lost.push(format!(
-                "{key} payload #{i} {p}: adapted {} un-adapts to {back}",
-                a.payload
+                "{key} payload #{i} does not come back: {}",
+                first_difference(p, &back, "")
             ));
         }
+    }
+}
+
+/// [`judge`] on every (server, tool, valid payloads) for one provider and mode.
+fn measure<'a>(
+    provider: Provider,
+    mode: Mode,
+    tools: impl Iterator<Item = (&'a str, &'a Tool, Vec<Value>)>,
+) -> Tally {
+    let mut tally = Tally::default();
+    for (server, tool, payloads) in tools {
+        judge(
+            provider,
+            &options(mode),
+            server,
+            tool,
+            &payloads,
+            &mut tally,
+        );
+    }
+    tally
+}
+
+/// A payload in a report line: real ones run to kilobytes.
+fn clip(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(160) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text,
+    }
+}
+
+/// Where `back` first differs from `sent` (a payload pointer), with both values there.
+fn first_difference(sent: &Value, back: &Value, at: &str) -> String {
+    match (sent, back) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                match b.get(k) {
+                    Some(w) if w == v => {}
+                    Some(w) => return first_difference(v, w, &format!("{at}/{k}")),
+                    None => return format!("{at}/{k}: {} → absent", clip(v)),
+                }
+            }
+            match b.iter().find(|(k, _)| !a.contains_key(*k)) {
+                Some((k, w)) => format!("{at}/{k}: absent → {}", clip(w)),
+                None => format!("{at}: key order"),
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find(|(_, (v, w))| v != w)
+            .map(|(i, (v, w))| first_difference(v, w, &format!("{at}/{i}")))
+            .unwrap_or_default(),
+        _ => format!("{at}: {} → {}", clip(sent), clip(back)),
     }
 }
 
@@ -514,20 +620,15 @@ fn corpus_tools_tailored_for_each_provider_are_accepted() {
     let mut failures = Vec::new();
     for (mode, mode_name) in MODES {
         for provider in Provider::ALL {
-            let mut tally = Tally::default();
-            for (server, manifest, cases) in &servers {
-                for tool in &manifest.tools {
-                    let payloads = valid_payloads(cases, &tool.name);
-                    judge(
-                        provider,
-                        &options(mode),
-                        server,
-                        tool,
-                        &payloads,
-                        &mut tally,
-                    );
-                }
-            }
+            let tally = measure(
+                provider,
+                mode,
+                servers.iter().flat_map(|(server, m, cases)| {
+                    m.tools
+                        .iter()
+                        .map(move |tool| (server.as_str(), tool, valid_payloads(cases, &tool.name)))
+                }),
+            );
             report(provider, mode_name, &tally);
             assert_eq!(tally.tools, 258, "the corpus has 258 tools");
             let what = format!("{provider} ({mode_name})");
@@ -552,54 +653,119 @@ fn corpus_tools_tailored_for_each_provider_are_accepted() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// The same measurement on real inputs that are not the corpus, when `SCHEMALENS_REALSET` names
-/// a folder of manifests (MCP `tools/list` results, Pydantic and Zod schemas as tool lists).
-/// They come without payloads: each tool's generated skeleton stands in, when the original
-/// accepts it. Prints the figures; fails only when a payload is lost.
+/// The same measurement, both modes, on real inputs that are not the corpus:
+/// `SCHEMALENS_REALSET` lists manifests and folders of manifests (`*.json`), separated like
+/// `PATH`. A manifest's payloads come from beside it, as `check` finds them: a corpus-style
+/// `<name>.cases.json` (its valid cases), else a folder `<name>.payloads/<tool>/*.json` (real
+/// examples; those the original schema accepts), else the tool's generated skeleton when the
+/// original accepts it. Prints accepted / total per provider and mode with the reason for every
+/// rejected tool; fails when a tool has no output or a valid payload is lost. For example:
+///
+/// ```text
+/// SCHEMALENS_REALSET=../tailor-realset/out:../inputs/out/github-webhooks-mcp.json \
+///   cargo test --release --test provider_acceptance real_inputs -- --nocapture
+/// ```
 #[test]
 fn real_inputs_outside_the_corpus_tailored_for_each_provider() {
-    let Some(dir) = std::env::var_os("SCHEMALENS_REALSET") else {
+    let Some(list) = std::env::var_os("SCHEMALENS_REALSET") else {
         eprintln!("skipped: SCHEMALENS_REALSET is not set");
         return;
     };
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("SCHEMALENS_REALSET is a folder")
+    let manifests: Vec<(String, manifest::Manifest, BTreeMap<String, Vec<Value>>)> =
+        std::env::split_paths(&list)
+            .flat_map(|p| manifest_files(&p))
+            .map(|p| {
+                let manifest = support::load(&p);
+                let payloads = payloads_beside(&p, &manifest);
+                (support::stem(&p), manifest, payloads)
+            })
+            .collect();
+    let mut failures = Vec::new();
+    for (mode, mode_name) in MODES {
+        for provider in Provider::ALL {
+            let tally = measure(
+                provider,
+                mode,
+                manifests.iter().flat_map(|(server, m, p)| {
+                    m.tools.iter().map(move |tool| {
+                        let payloads = p.get(&tool.name).cloned().unwrap_or_default();
+                        (server.as_str(), tool, payloads)
+                    })
+                }),
+            );
+            report(provider, mode_name, &tally);
+            if !tally.no_output.is_empty() || !tally.lost.is_empty() {
+                failures.push(format!(
+                    "{provider} ({mode_name}): {} without output, {} valid payloads lost",
+                    tally.no_output.len(),
+                    tally.lost.len()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// `path` itself, or the `*.json` manifests in it (not the corpus' `*.cases.json`).
+fn manifest_files(path: &Path) -> Vec<std::path::PathBuf> {
+    if !path.is_dir() {
+        return vec![path.to_path_buf()];
+    }
+    json_files(path)
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().ends_with(".cases.json"))
+        .collect()
+}
+
+/// The `*.json` files in `dir`, sorted.
+fn json_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
-    let manifests: Vec<(String, manifest::Manifest)> = files
-        .iter()
-        .map(|p| (support::stem(p), support::load(p)))
-        .collect();
-    let mut lost = 0;
-    for provider in Provider::ALL {
-        let mut tally = Tally::default();
-        for (server, manifest) in &manifests {
-            for tool in &manifest.tools {
-                let payloads: Vec<Value> =
-                    schemalens::validate::Checker::for_tool(tool, &Options::flat())
-                        .ok()
-                        .map(|c| c.skeleton())
-                        .filter(|p| {
-                            jsonschema::validator_for(&tool.schema).is_ok_and(|v| v.is_valid(p))
-                        })
-                        .into_iter()
-                        .collect();
-                judge(
-                    provider,
-                    &Options::flat(),
-                    server,
-                    tool,
-                    &payloads,
-                    &mut tally,
-                );
-            }
-        }
-        report(provider, "flat", &tally);
-        lost += tally.lost.len();
+    files
+}
+
+/// Valid payloads per tool for a manifest outside the corpus (see the test above).
+fn payloads_beside(path: &Path, manifest: &manifest::Manifest) -> BTreeMap<String, Vec<Value>> {
+    let stem = support::stem(path);
+    let cases = path.with_file_name(format!("{stem}.cases.json"));
+    let examples = path.with_file_name(format!("{stem}.payloads"));
+    let mut out = BTreeMap::new();
+    for tool in &manifest.tools {
+        let found = if cases.is_file() {
+            let cases: Value = serde_json::from_str(&std::fs::read_to_string(&cases).unwrap())
+                .expect("cases are JSON");
+            valid_payloads(&cases, &tool.name)
+        } else if examples.join(&tool.name).is_dir() {
+            examples_of(&examples.join(&tool.name))
+        } else {
+            schemalens::validate::Checker::for_tool(tool, &Options::flat())
+                .ok()
+                .map(|c| c.skeleton())
+                .into_iter()
+                .collect()
+        };
+        let original = jsonschema::validator_for(&tool.schema).ok();
+        let valid: Vec<Value> = found
+            .into_iter()
+            .filter(|p| original.as_ref().is_some_and(|v| v.is_valid(p)))
+            .collect();
+        out.insert(tool.name.clone(), valid);
     }
-    assert_eq!(lost, 0, "valid payloads lost");
+    out
+}
+
+fn examples_of(dir: &Path) -> Vec<Value> {
+    json_files(dir)
+        .iter()
+        .map(|p| {
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------

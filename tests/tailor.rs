@@ -239,11 +239,14 @@ fn project_with_a_provider_prints_the_tailored_schema() {
 fn project_with_a_provider_warns_about_unresolved_places() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("tags.json");
-    std::fs::write(
-        &file,
-        r#"{"type": "object", "properties": {"tags": {"type": "array"}}, "required": ["tags"]}"#,
-    )
-    .unwrap();
+    // More enum values than OpenAI takes in one schema: no rewrite keeps them all.
+    let tags: Vec<String> = (0..1001).map(|i| format!("t{i}")).collect();
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"tag": {"type": "string", "enum": tags}},
+        "required": ["tag"]
+    });
+    std::fs::write(&file, schema.to_string()).unwrap();
     let r = run(&[
         "project",
         file.to_str().unwrap(),
@@ -252,8 +255,7 @@ fn project_with_a_provider_warns_about_unresolved_places() {
     ]);
     assert_eq!(r.code, Some(0));
     assert!(
-        r.stderr
-            .contains("#/properties/tags still fails `array-items`"),
+        r.stderr.contains("# still fails `limit-enum-values`"),
         "{}",
         r.stderr
     );
@@ -518,4 +520,57 @@ fn check_with_a_provider_shows_the_payload_as_sent() {
         json!([{"key": "a", "value": "b"}])
     );
     assert_eq!(rows[0]["adapted"]["encoded"], json!(["/data", "/labels"]));
+}
+
+/// `project` and `explain` with `--provider openai-strict` on a bare schema: the tailored
+/// schema and the explanation, after checking that nothing was left unresolved.
+fn tailored_for_openai_strict(schema: &str) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tool.json");
+    std::fs::write(&file, schema).unwrap();
+    let file = file.to_str().unwrap();
+    let r = run(&["project", file, "--provider", "openai-strict"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(!r.stderr.contains("still fails"), "{}", r.stderr);
+    let tailored = serde_json::from_str(&r.stdout).unwrap();
+    let explained = run(&["explain", file, "--provider", "openai-strict"]).stdout;
+    (tailored, explained)
+}
+
+/// An array that says nothing about its items takes any: `items: {}` says the same, and each
+/// item is then carried as JSON text.
+#[test]
+fn an_array_without_items_gets_an_item_schema() {
+    let (out, explained) = tailored_for_openai_strict(
+        r#"{"type": "object", "properties": {"tags": {"type": "array"}}, "required": ["tags"]}"#,
+    );
+    assert_eq!(
+        out["properties"]["tags"]["items"]["type"],
+        json!("string"),
+        "{out}"
+    );
+    assert!(
+        explained.contains("the array said nothing about its items"),
+        "{explained}"
+    );
+}
+
+/// Declared properties beside a schema for the other keys (GitHub's app `permissions`): closed
+/// like an open object, lossy — the declared keys stay, the adapter drops the others.
+#[test]
+fn declared_properties_beside_typed_other_keys_are_closed_lossily() {
+    let (out, explained) = tailored_for_openai_strict(
+        r#"{"type": "object", "properties": {"permissions": {"type": "object",
+            "properties": {"issues": {"type": "string"}}, "additionalProperties": {"type": "string"}}},
+            "required": ["permissions"]}"#,
+    );
+    assert_eq!(
+        out["properties"]["permissions"]["additionalProperties"],
+        json!(false),
+        "{out}"
+    );
+    assert!(
+        explained.contains("it was a schema for the other keys"),
+        "{explained}"
+    );
 }

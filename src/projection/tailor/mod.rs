@@ -584,6 +584,11 @@ pub enum Tailoring {
         ty: Value,
         alternatives: Vec<usize>,
     },
+    /// The parent's `type` dropped beside a union whose alternatives all name types within it.
+    TypeImplied {
+        profile: Profile,
+        ty: Value,
+    },
     TupleItems {
         profile: Profile,
         positions: usize,
@@ -657,6 +662,7 @@ impl Tailoring {
             | Tailoring::RequiredDeclared { profile, .. }
             | Tailoring::TypeFromValue { profile, .. }
             | Tailoring::TypeDistributed { profile, .. }
+            | Tailoring::TypeImplied { profile, .. }
             | Tailoring::TupleItems { profile, .. }
             | Tailoring::MapEntries { profile, .. }
             | Tailoring::JsonText { profile, .. }
@@ -807,6 +813,16 @@ impl Tailoring {
                     .map(|i| format!("#{i}"))
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+            Tailoring::TypeImplied { profile, ty } => format!(
+                "{profile}: `type: {ty}` dropped beside the `anyOf`: every alternative names its own type within it, so it said nothing the union does not (the same values). The alternatives are now the value's own forms, each tailored as one."
+            ),
+            Tailoring::TupleItems {
+                profile,
+                positions: 0,
+                ..
+            } => format!(
+                "{profile}: the array said nothing about its items; `items: {{}}` written (the same values), since the provider needs an item schema."
             ),
             Tailoring::TupleItems {
                 profile,

@@ -1457,6 +1457,16 @@ impl Walk<'_> {
             Some(Value::Bool(true)) => "true",
             Some(Value::Object(o)) if o.is_empty() => "{}",
             None => "not set",
+            // Declared properties and typed other keys (GitHub's `permissions`: five named,
+            // any other a string): closed like an open object — the declared ones stay, the
+            // others are what the adapter drops.
+            Some(Value::Object(_))
+                if m.get("properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| !p.is_empty()) =>
+            {
+                "a schema for the other keys"
+            }
             Some(_) => {
                 self.unresolved(
                     &pointer::push(out, "additionalProperties"),
@@ -1532,6 +1542,10 @@ impl Walk<'_> {
                 "lossy step skipped: the object stays open".into(),
             );
             return;
+        }
+        if m.get("additionalProperties").is_some_and(Value::is_object) {
+            // What was tailored in the schema for the other keys goes with it.
+            self.purge(&pointer::push(out, "additionalProperties"));
         }
         m.insert("additionalProperties".into(), Value::Bool(false));
         self.adapters.push(Adapter::DropUnknownKeys {

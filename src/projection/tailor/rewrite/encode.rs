@@ -235,17 +235,59 @@ impl Walk<'_> {
                 }
             }
         }
-        if done.is_empty() {
+        if !done.is_empty() {
+            self.record(
+                Rule::TailorTypeAdded,
+                out,
+                from,
+                Tailoring::TypeDistributed {
+                    profile: self.profile,
+                    ty: ty.clone(),
+                    alternatives: done,
+                },
+            );
+        }
+        self.drop_implied_type(m, ty, from, out);
+    }
+
+    /// `type` beside a union whose every alternative names types among it says nothing the
+    /// union does not (`null or string or object` beside `string | object` is the union): it
+    /// goes, and the alternatives become the value's own forms, each tailored as one (a
+    /// free-form object alternative can then be carried as entries or JSON text).
+    fn drop_implied_type(&mut self, m: &mut Map<String, Value>, ty: Value, from: &str, out: &str) {
+        let parent = type_names(m)
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        let unions: Vec<&str> = ["anyOf", "oneOf"]
+            .into_iter()
+            .filter(|k| m.contains_key(*k))
+            .collect();
+        let [union] = unions.as_slice() else {
+            return;
+        };
+        let Some(Value::Array(alts)) = m.get(*union) else {
+            return;
+        };
+        let within = |alt: &Value| {
+            alt.as_object().is_some_and(|a| {
+                let names = type_names(a);
+                !names.is_empty() && names.iter().all(|n| parent.iter().any(|p| p == n))
+            })
+        };
+        // Keywords of one kind beside the union judge the value too: the type stays with them.
+        let kind_keywords_beside = m.keys().any(|k| super::is_kind_specific(k));
+        if parent.is_empty() || kind_keywords_beside || !alts.iter().all(within) {
             return;
         }
+        m.shift_remove("type");
         self.record(
             Rule::TailorTypeAdded,
             out,
             from,
-            Tailoring::TypeDistributed {
+            Tailoring::TypeImplied {
                 profile: self.profile,
                 ty,
-                alternatives: done,
             },
         );
     }
@@ -258,6 +300,9 @@ impl Walk<'_> {
         let (positions, rest_key) = match (m.get("prefixItems"), m.get("items")) {
             (Some(Value::Array(p)), _) => (p.clone(), "items"),
             (None, Some(Value::Array(p))) => (p.clone(), "additionalItems"),
+            // An array that says nothing about its items takes any: `items: {}` says the same
+            // in the form the provider needs (and the JSON-text step can then carry each item).
+            (None, None) if type_names(m).contains(&"array") => (Vec::new(), "items"),
             _ => return,
         };
         let rest = match m.get(rest_key) {
