@@ -671,7 +671,7 @@ fn real_inputs_outside_the_corpus_tailored_for_each_provider() {
         eprintln!("skipped: SCHEMALENS_REALSET is not set");
         return;
     };
-    let manifests: Vec<(String, manifest::Manifest, BTreeMap<String, Vec<Value>>)> =
+    let manifests: Vec<(String, manifest::Manifest, Vec<Vec<Value>>)> =
         std::env::split_paths(&list)
             .flat_map(|p| manifest_files(&p))
             .map(|p| {
@@ -687,10 +687,11 @@ fn real_inputs_outside_the_corpus_tailored_for_each_provider() {
                 provider,
                 mode,
                 manifests.iter().flat_map(|(server, m, p)| {
-                    m.tools.iter().map(move |tool| {
-                        let payloads = p.get(&tool.name).cloned().unwrap_or_default();
-                        (server.as_str(), tool, payloads)
-                    })
+                    // By position: tool names can repeat (Pydantic models of two modules).
+                    m.tools
+                        .iter()
+                        .zip(p)
+                        .map(move |(tool, payloads)| (server.as_str(), tool, payloads.clone()))
                 }),
             );
             report(provider, mode_name, &tally);
@@ -728,12 +729,13 @@ fn json_files(dir: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
-/// Valid payloads per tool for a manifest outside the corpus (see the test above).
-fn payloads_beside(path: &Path, manifest: &manifest::Manifest) -> BTreeMap<String, Vec<Value>> {
+/// Valid payloads of each tool, in the manifest's order, for a manifest outside the corpus (see
+/// the test above).
+fn payloads_beside(path: &Path, manifest: &manifest::Manifest) -> Vec<Vec<Value>> {
     let stem = support::stem(path);
     let cases = path.with_file_name(format!("{stem}.cases.json"));
     let examples = path.with_file_name(format!("{stem}.payloads"));
-    let mut out = BTreeMap::new();
+    let mut out = Vec::new();
     for tool in &manifest.tools {
         let found = if cases.is_file() {
             let cases: Value = serde_json::from_str(&std::fs::read_to_string(&cases).unwrap())
@@ -753,7 +755,7 @@ fn payloads_beside(path: &Path, manifest: &manifest::Manifest) -> BTreeMap<Strin
             .into_iter()
             .filter(|p| original.as_ref().is_some_and(|v| v.is_valid(p)))
             .collect();
-        out.insert(tool.name.clone(), valid);
+        out.push(valid);
     }
     out
 }
