@@ -275,6 +275,187 @@ fn a_value_nested_past_the_depth_limit_is_sent_as_json_text() {
     );
 }
 
+/// A bare schema as a tool named `wide`.
+fn wide_tool(schema: &Value) -> Tool {
+    manifest::load_str(&schema.to_string(), "wide.json", None)
+        .expect("a bare schema")
+        .tools
+        .remove(0)
+}
+
+/// Tailors `tool` (flat) for Anthropic strict and checks what both judges say: the checker
+/// accepts it, and lint's tailored column says accepted with no size limit left (per tool).
+fn anthropic_fits(tool: &Tool) -> Tailored {
+    let t = tailor_tool(tool, &Options::flat(), Profile::AnthropicStrict).expect("tailored");
+    assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
+    let sent = check(
+        Provider::AnthropicStrict,
+        Some("wide"),
+        &t.projection.schema,
+    );
+    assert!(sent.is_empty(), "{sent:?}\n{:#}", t.projection.schema);
+    let options = Options::flat();
+    let projection = schemalens::project_tool(tool, &options).expect("projected");
+    let forms = [ToolForms {
+        name: Some("wide"),
+        tool,
+        options: &options,
+        projection: Ok(&projection),
+    }];
+    let lint = &lint_forms_for(&[Profile::AnthropicStrict], &forms)[0][0];
+    assert_eq!(lint.verdict(Form::Tailored), Verdict::Accepted);
+    let limits: Vec<&str> = lint
+        .form(Form::Tailored)
+        .groups
+        .iter()
+        .map(|g| g.finding.rule)
+        .filter(|r| r.starts_with("limit-"))
+        .collect();
+    assert!(limits.is_empty(), "{limits:?}");
+    t
+}
+
+/// 30 optional parameters where Anthropic strict allows 24: the last seven go together, as
+/// JSON text, into one optional `more` (30 - 7 + 1 = 24), traced with the counts; payloads with
+/// any of them come back as they were, and text the model makes up is left as text.
+#[test]
+fn optional_parameters_over_anthropics_limit_are_sent_together_as_json_text() {
+    let mut properties = serde_json::Map::new();
+    for i in 0..30 {
+        properties.insert(
+            format!("p{i:02}"),
+            json!({"type": "string", "description": format!("Field {i}.")}),
+        );
+    }
+    properties.insert("id".into(), json!({"type": "integer"}));
+    let schema = json!({"type": "object", "properties": properties, "required": ["id"]});
+    let tool = wide_tool(&schema);
+    let t = anthropic_fits(&tool);
+    let sent = &t.projection.schema;
+    let bundled: Vec<String> = (23..30).map(|i| format!("p{i:02}")).collect();
+    for name in &bundled {
+        assert!(
+            sent["properties"].get(name).is_none(),
+            "{name} still a parameter"
+        );
+    }
+    assert_eq!(sent["properties"]["more"]["type"], json!("string"));
+    let description = sent["properties"]["more"]["description"].as_str().unwrap();
+    assert!(description.contains("`p29`: Field 29."), "{description}");
+    assert!(sent["properties"].get("p22").is_some());
+    let traced = t
+        .projection
+        .trace
+        .iter()
+        .find(|e| e.at == "/properties/more")
+        .expect("the bundle is traced");
+    assert_eq!(traced.rule.id(), "tailor-json-text");
+    let message = traced.message();
+    assert!(
+        message.contains("30 optional properties where it allows 24")
+            && message.contains("`p23`, `p24`, `p25`, `p26`, `p27`, `p28`, `p29` are sent together as JSON text in `more`"),
+        "{message}"
+    );
+    sent_and_back(
+        &tool,
+        &t,
+        &[
+            json!({"id": 1}),
+            json!({"id": 1, "p00": "a", "p22": "b"}),
+            json!({"id": 1, "p23": "c"}),
+            json!({"id": 2, "p29": "z", "p00": "a", "p25": "\"quoted\" {}"}),
+        ],
+    );
+    let (_, draft) = validator(&tool, &t);
+    let adapter = t.payload_adapter(draft);
+    let sent_payload = adapter.adapt(&json!({"id": 1, "p24": "x"})).payload;
+    assert_eq!(sent_payload, json!({"id": 1, "more": "{\"p24\":\"x\"}"}));
+    for made_up in [
+        json!({"id": 1, "more": "not json"}),
+        json!({"id": 1, "more": "{\"id\": 2}"}),
+    ] {
+        assert_eq!(adapter.unadapt(&made_up), made_up, "left as text");
+    }
+}
+
+/// 20 parameters typed `string | integer` (required) and 6 optional `Optional[str]` where
+/// Anthropic strict allows 16 union-typed ones: enough of them are sent as JSON text (required
+/// ones each in its place, optional ones together) that 16 remain; every value comes back.
+#[test]
+fn union_parameters_over_anthropics_limit_are_sent_as_json_text() {
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    for i in 0..20 {
+        properties.insert(format!("u{i:02}"), json!({"type": ["string", "integer"]}));
+        required.push(json!(format!("u{i:02}")));
+    }
+    for i in 0..6 {
+        properties.insert(
+            format!("o{i}"),
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}),
+        );
+    }
+    let schema = json!({"type": "object", "properties": properties, "required": required});
+    let tool = wide_tool(&schema);
+    let t = anthropic_fits(&tool);
+    let sent = &t.projection.schema;
+    let unions = sent["properties"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|p| p.get("anyOf").is_some() || p["type"].is_array())
+        .count();
+    assert_eq!(unions, 16, "{sent:#}");
+    let carried = sent["properties"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, p)| p["type"] == json!("string"))
+        .count();
+    assert!(carried >= 1, "{sent:#}");
+    let mut payload = serde_json::Map::new();
+    for i in 0..20 {
+        payload.insert(
+            format!("u{i:02}"),
+            if i % 2 == 0 {
+                json!(i)
+            } else {
+                json!(format!("{i}"))
+            },
+        );
+    }
+    let all = Value::Object(payload.clone());
+    payload.insert("o0".into(), json!(null));
+    payload.insert("o5".into(), json!("five"));
+    sent_and_back(&tool, &t, &[all, Value::Object(payload)]);
+}
+
+/// The counts are the whole tool's: optional union-typed properties deep inside objects count
+/// too, and are brought under the limits where they are.
+#[test]
+fn nested_properties_count_towards_anthropics_limits_and_are_carried() {
+    let mut inner = serde_json::Map::new();
+    for i in 0..12 {
+        inner.insert(format!("n{i:02}"), json!({"type": ["string", "null"]}));
+    }
+    let object = json!({"type": "object", "properties": inner});
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": object.clone(), "b": object.clone(), "c": object, "name": {"type": "string"}},
+        "required": ["name", "a"]
+    });
+    let tool = wide_tool(&schema);
+    let t = anthropic_fits(&tool);
+    sent_and_back(
+        &tool,
+        &t,
+        &[
+            json!({"name": "x", "a": {}}),
+            json!({"name": "x", "a": {"n00": null, "n11": "y"}, "b": {"n05": "z"}, "c": {"n01": null}}),
+        ],
+    );
+}
+
 /// Every payload, adapted, is accepted by the tailored schema and comes back as it was.
 fn sent_and_back(tool: &Tool, t: &Tailored, payloads: &[Value]) {
     let (validator, draft) = validator(tool, t);

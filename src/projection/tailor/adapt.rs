@@ -582,11 +582,60 @@ fn apply(
                 }
             }
         }
+        (Adapter::Bundle { property, kept, .. }, Direction::Adapt) => {
+            bundle(obj, property, kept, instance, report)
+        }
+        (Adapter::Bundle { property, kept, .. }, Direction::Unadapt) => {
+            unbundle(obj, property, kept)
+        }
         // Dropped keys are gone; nothing to put back.
         (Adapter::DropUnknownKeys { .. }, Direction::Unadapt) => {}
         // Encodings are applied by `reshape`.
         _ => {}
     }
+}
+
+/// Every key outside `kept` moves into the JSON text of one object, sent as `property` (absent
+/// when there is none): the bundled optional properties, and any undeclared key (`property`
+/// itself included, so that no key of the payload is ever read as the bundle).
+fn bundle(
+    obj: &mut Map<String, Value>,
+    property: &str,
+    kept: &[String],
+    instance: &str,
+    report: &mut Adaptation,
+) {
+    let moved: Vec<String> = obj.keys().filter(|k| !kept.contains(k)).cloned().collect();
+    if moved.is_empty() {
+        return;
+    }
+    let mut inner = Map::new();
+    for k in moved {
+        if let Some(v) = obj.shift_remove(&k) {
+            inner.insert(k, v);
+        }
+    }
+    obj.insert(
+        property.to_owned(),
+        Value::String(Value::Object(inner).to_string()),
+    );
+    report.encoded.push(pointer::push(instance, property));
+}
+
+/// The bundle's keys back in the object. Text that is not an object of keys outside `kept` is
+/// no bundle this adapter made: left as it is (the schema then judges it as a string).
+fn unbundle(obj: &mut Map<String, Value>, property: &str, kept: &[String]) {
+    let Some(Value::String(text)) = obj.get(property) else {
+        return;
+    };
+    let Ok(Value::Object(inner)) = serde_json::from_str::<Value>(text) else {
+        return;
+    };
+    if inner.keys().any(|k| kept.contains(k)) {
+        return;
+    }
+    obj.shift_remove(property);
+    obj.extend(inner);
 }
 
 /// Equality as JSON Schema's `enum` and `const` judge it: numbers by value (`1` and `1.0` are

@@ -106,6 +106,15 @@ pub enum Adapter {
     Wrap { at: String, property: String },
     /// Property names the provider refuses are sent under these names.
     Rename { at: String, names: Vec<Renamed> },
+    /// The object's keys other than `kept` (the optional properties `names`, and any key the
+    /// object does not declare) are sent together as the JSON text of an object, in
+    /// `property`; un-adapting puts them back.
+    Bundle {
+        at: String,
+        property: String,
+        names: Vec<String>,
+        kept: Vec<String>,
+    },
 }
 
 /// A property name and the name it is sent under.
@@ -132,7 +141,8 @@ impl Adapter {
             | Adapter::Entries { at }
             | Adapter::EnumText { at, .. }
             | Adapter::Wrap { at, .. }
-            | Adapter::Rename { at, .. } => at,
+            | Adapter::Rename { at, .. }
+            | Adapter::Bundle { at, .. } => at,
         }
     }
 
@@ -179,6 +189,12 @@ impl Adapter {
             Adapter::Wrap { property, .. } => {
                 format!("the arguments sent as `{{\"{property}\": …}}`")
             }
+            Adapter::Bundle {
+                property, names, ..
+            } => format!(
+                "{} sent together as JSON text in `{property}`",
+                ticks(names)
+            ),
             Adapter::Rename { names, .. } => format!(
                 "properties sent under other names: {}",
                 names
@@ -333,6 +349,10 @@ pub enum Step {
     /// the same way) carried as JSON text, from the deepest value on the way down whose text
     /// keeps the path within the limit.
     CarryDeep,
+    /// Properties carried as JSON text, and optional ones bundled into one JSON-text property,
+    /// until the schema is within the profile's size limits (its `limit-*` lint rules, counted
+    /// the same way).
+    FitLimits,
     /// Reports only: the profile's size limits (its `limit-*` lint rules) on the result.
     Limits,
 }
@@ -428,6 +448,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             },
             WrapRoot,
             RootObject,
+            FitLimits,
             Limits,
         ],
         // Ollama keeps `enum` but not `const`; everything else it drops silently, and a schema
@@ -519,6 +540,23 @@ pub enum NullForm {
     Marked,
     /// It accepts `null` itself: the marker added to its `anyOf`.
     MarkedAlternative,
+}
+
+/// One size limit a tool's schema was over before tailoring: `count` of `what` where the
+/// provider allows `max`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LimitCount {
+    pub what: String,
+    pub count: usize,
+    pub max: usize,
+}
+
+fn limit_counts(limits: &[LimitCount]) -> String {
+    limits
+        .iter()
+        .map(|l| format!("{} {} where it allows {}", l.count, l.what, l.max))
+        .collect::<Vec<_>>()
+        .join(", and ")
 }
 
 /// What one tailoring step did; the trace's [`Detail::Tailored`](super::Detail::Tailored).
@@ -631,6 +669,19 @@ pub enum Tailoring {
         profile: Profile,
         names: Vec<Renamed>,
     },
+    /// A property sent as its JSON text so that the schema fits the provider's size limits.
+    LimitJsonText {
+        profile: Profile,
+        /// The limits the tool was over before.
+        limits: Vec<LimitCount>,
+    },
+    /// Optional properties sent together as the JSON text of an object, in `property`.
+    Bundled {
+        profile: Profile,
+        property: String,
+        names: Vec<String>,
+        limits: Vec<LimitCount>,
+    },
 }
 
 fn ticks(names: &[String]) -> String {
@@ -669,7 +720,9 @@ impl Tailoring {
             | Tailoring::EnumText { profile, .. }
             | Tailoring::WrapRoot { profile, .. }
             | Tailoring::DeepJsonText { profile, .. }
-            | Tailoring::Renamed { profile, .. } => *profile,
+            | Tailoring::Renamed { profile, .. }
+            | Tailoring::LimitJsonText { profile, .. }
+            | Tailoring::Bundled { profile, .. } => *profile,
         }
     }
 
@@ -898,6 +951,21 @@ impl Tailoring {
                     .map(|r| format!("`{}` → `{}`", r.name, r.sent_as))
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+            Tailoring::LimitJsonText { profile, limits } => format!(
+                "{profile}: this tool's schema has {}; this value is sent as its JSON text (a string), so nothing inside it counts, and a string is no union. EXACT with the adapter: it encodes on the way in and decodes on the way out; what the schema said inside this value is left to the tool.",
+                limit_counts(limits)
+            ),
+            Tailoring::Bundled {
+                profile,
+                property,
+                names,
+                limits,
+            } => format!(
+                "{profile}: this tool's schema has {}; the optional {} {} sent together as JSON text in `{property}` (an optional string holding an object of them), so they count as one optional property. EXACT with the adapter: it moves them into `{property}` on the way in and back out on the way out; what their schemas said is left to the tool.",
+                limit_counts(limits),
+                ticks(names),
+                if names.len() == 1 { "is" } else { "are" }
             ),
             Tailoring::WrapRoot {
                 profile,

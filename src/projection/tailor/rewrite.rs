@@ -5,6 +5,7 @@
 
 mod deep;
 mod encode;
+mod fit;
 
 use std::collections::BTreeMap;
 
@@ -124,6 +125,9 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
             t.carry_same(&mut schema, &carried);
         }
         t.carry_deep(&mut schema);
+    }
+    if table.contains(&Step::FitLimits) {
+        t.fit_limits(&mut schema);
     }
     if table.contains(&Step::RootObject) {
         t.root_checks(&schema);

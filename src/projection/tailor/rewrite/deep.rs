@@ -101,6 +101,24 @@ impl Walk<'_> {
         limit: usize,
         level: usize,
     ) {
+        let detail = Tailoring::DeepJsonText {
+            profile: self.profile,
+            levels,
+            limit,
+            level,
+        };
+        self.carry_value_as_text(schema, at, DEEP_NOTE, detail);
+    }
+
+    /// Replaces the value's schema at `at` with a string that carries its JSON text (`note`
+    /// says why, after the value's own description), with the adapter and a trace entry.
+    pub(super) fn carry_value_as_text(
+        &mut self,
+        schema: &mut Value,
+        at: &str,
+        note: &str,
+        detail: Tailoring,
+    ) {
         let Some(node) = schema.pointer_mut(at) else {
             return;
         };
@@ -112,7 +130,7 @@ impl Walk<'_> {
         let filled = property
             .as_ref()
             .is_some_and(|(object, name)| self.fills_null(object, name));
-        *node = carrier(&old, filled);
+        *node = carrier(&old, filled, note);
         if let Some((object, name)) = &property {
             self.forget_marker(object, name, at);
         }
@@ -130,12 +148,7 @@ impl Walk<'_> {
             rule: Rule::TailorJsonText,
             at: at.to_owned(),
             from: nearest_originals(&self.links, at),
-            detail: Detail::Tailored(Tailoring::DeepJsonText {
-                profile: self.profile,
-                levels,
-                limit,
-                level,
-            }),
+            detail: Detail::Tailored(detail),
         });
     }
 
@@ -306,11 +319,13 @@ fn property_of(at: &str) -> Option<(String, String)> {
     Some((object.to_owned(), pointer::unescape(name).into_owned()))
 }
 
+/// What a depth carrier's description says after the value's own.
+const DEEP_NOTE: &str =
+    "Sent as JSON text (a string): the value's schema nests deeper than the provider allows.";
+
 /// The string that carries the value's JSON text (or `null`, where an absent property is sent
 /// as `null`), with the value's title and description.
-fn carrier(old: &Value, null: bool) -> Value {
-    let note =
-        "Sent as JSON text (a string): the value's schema nests deeper than the provider allows.";
+fn carrier(old: &Value, null: bool, note: &str) -> Value {
     let mut carrier = Map::new();
     if let Some(t) = old.get("title") {
         carrier.insert("title".into(), t.clone());

@@ -140,20 +140,25 @@ fn declared_names(schema: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// `base`, or `base_2`, `base_3`, … : the first that is not `taken`.
+pub(super) fn free_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    (1..)
+        .map(|i| {
+            if i == 1 {
+                base.to_owned()
+            } else {
+                format!("{base}_{i}")
+            }
+        })
+        .find(|k| !taken(k))
+        .expect("some name is free")
+}
+
 /// For each alternative of a union: the key its JSON-text carrier needs, if it becomes one and a
 /// sibling may take strings. The key is `json`, or `json_2`, … when a sibling declares it.
 pub(super) fn carrier_keys(alternatives: &[Value]) -> Vec<Option<String>> {
     let taken: Vec<String> = alternatives.iter().flat_map(declared_names).collect();
-    let key = (1..)
-        .map(|i| {
-            if i == 1 {
-                JSON_KEY.to_owned()
-            } else {
-                format!("{JSON_KEY}_{i}")
-            }
-        })
-        .find(|k| !taken.contains(k))
-        .expect("some key is free");
+    let key = free_name(JSON_KEY, |k| taken.iter().any(|t| t == k));
     (0..alternatives.len())
         .map(|i| {
             let sibling_strings = alternatives

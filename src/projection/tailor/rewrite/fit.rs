@@ -1,0 +1,632 @@
+//! Size limits: a provider that counts what a tool's schema holds (Anthropic strict: optional
+//! properties and properties using `anyOf` or a type list; OpenAI strict: properties, enum
+//! values, characters of names and values) refuses a schema over the count, however well
+//! formed. No rewrite of one node fixes that; what fits is decided for the whole tool:
+//!
+//! - a property is carried as its JSON text (a string): nothing inside it counts any more, and
+//!   a union-typed property sent as a plain string is no longer a union;
+//! - optional properties of an object (where the provider counts optional ones) are sent
+//!   together as one optional property holding the JSON text of an object of them: the count
+//!   drops by all but one.
+//!
+//! Both are exact with the adapter (`unadapt(adapt(p)) == p`). What to carry is chosen
+//! greedily and deterministically: the property that removes the most of what is over the
+//! limits, the deepest and then the last in document order among equals (the first
+//! parameters are usually the ones a tool author put first on purpose), until every count
+//! fits. Counts are the profile's own lint rules (`limit-*`), so what tailoring leaves is what
+//! lint accepts.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value, json};
+
+use super::encode::free_name;
+use super::{ANNOTATIONS, Walk, nearest_originals, required_names};
+use crate::lint::{Check, Counted, Limit};
+use crate::pointer;
+use crate::projection::tailor::{Adapter, LimitCount, Tailoring};
+use crate::projection::{Detail, Rule, TraceEntry};
+
+/// Past this many carried properties the rest is left to the limit report (each move costs a
+/// count over the whole schema).
+const MAX_MOVES: usize = 512;
+
+/// The property that carries an object's bundled optional properties (`more_2`, … when the
+/// object declares it).
+const BUNDLE_KEY: &str = "more";
+
+/// What a carrier's description says after the value's own.
+const LIMIT_NOTE: &str =
+    "Sent as JSON text (a string): the tool's schema is over the provider's size limits.";
+
+/// Keywords beside `properties` that leave each property's value to its own schema alone, and
+/// leave the keys of the object to `properties`/`required` alone (so that some of them can move
+/// into a bundle). Anything else (an `anyOf` beside the properties, `patternProperties`, key
+/// counts) judges the same value or keys too.
+const PLAIN_OBJECT: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "$defs",
+    "definitions",
+];
+
+/// Keywords whose values are data, not subschemas (an `enum` of objects has no properties).
+const DATA: &[&str] = &[
+    "enum",
+    "const",
+    "default",
+    "examples",
+    "example",
+    "required",
+    "discriminator",
+];
+
+/// What a provider's size limits count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Measure {
+    Optional,
+    Unions,
+    Properties,
+    EnumValues,
+    Chars,
+}
+
+impl Measure {
+    /// How the limit reads in a sentence ("31 optional properties").
+    fn what(self) -> &'static str {
+        match self {
+            Measure::Optional => "optional properties",
+            Measure::Unions => "properties using `anyOf` or a type list",
+            Measure::Properties => "properties",
+            Measure::EnumValues => "enum values",
+            Measure::Chars => "characters of property names, enum and const values",
+        }
+    }
+}
+
+/// The counts of one subtree.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Counts([usize; 5]);
+
+impl Counts {
+    fn get(&self, m: Measure) -> usize {
+        self.0[m as usize]
+    }
+
+    fn add(&mut self, m: Measure, n: usize) {
+        self.0[m as usize] += n;
+    }
+
+    fn plus(mut self, other: Counts) -> Counts {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+        self
+    }
+}
+
+/// One limit of the profile.
+#[derive(Debug, Clone, Copy)]
+struct Bound {
+    measure: Measure,
+    max: usize,
+}
+
+/// How a property is taken out of the counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Move {
+    /// Its value sent as JSON text, in its place.
+    Text,
+    /// Moved into its object's bundle of optional properties.
+    Bundle,
+}
+
+/// A property that could be carried: its value is judged by its own schema alone, nothing on
+/// the way to it is a union or a conjunction (an adapted value could then be read back through
+/// another alternative), and no `$ref` points into it.
+#[derive(Debug, Clone)]
+struct Candidate {
+    /// The property's schema (tailored pointer).
+    at: String,
+    object: String,
+    name: String,
+    /// Levels of properties above it; the deeper loses less schema.
+    depth: usize,
+    /// Its entry in the object: itself as a property (1, its name, optional, union).
+    own: Counts,
+    /// Everything inside its schema.
+    inner: Counts,
+    optional: bool,
+    /// Its object takes a bundle (optional properties can move there).
+    bundles: bool,
+}
+
+/// An object's bundle as it grows.
+#[derive(Debug, Clone)]
+struct Bundle {
+    property: String,
+    /// The object's properties as they were, so that the bundled ones are listed in that order.
+    order: Vec<String>,
+    names: Vec<String>,
+    /// Each bundled property's description, for the bundle's own.
+    notes: Vec<String>,
+    originals: Vec<String>,
+}
+
+impl Walk<'_> {
+    /// The profile's size limits that a carried property lowers, from its lint rules.
+    fn size_bounds(&self) -> Vec<Bound> {
+        self.profile
+            .rules()
+            .iter()
+            .filter_map(|r| {
+                let (measure, max) = match r.applies {
+                    Check::ToolSet {
+                        counted: Counted::OptionalProperties,
+                        max,
+                    } => (Measure::Optional, max),
+                    Check::ToolSet {
+                        counted: Counted::UnionProperties,
+                        max,
+                    } => (Measure::Unions, max),
+                    Check::Limit(Limit::Properties(max)) => (Measure::Properties, max),
+                    Check::Limit(Limit::EnumValues(max)) => (Measure::EnumValues, max),
+                    Check::Limit(Limit::StringChars(max)) => (Measure::Chars, max),
+                    _ => return None,
+                };
+                Some(Bound { measure, max })
+            })
+            .collect()
+    }
+
+    /// Carries properties as JSON text (and bundles optional ones) until the schema is within
+    /// the profile's size limits, or nothing left can be carried (then the limit step reports
+    /// what is still over).
+    pub(in crate::projection::tailor) fn fit_limits(&mut self, schema: &mut Value) {
+        let bounds = self.size_bounds();
+        if bounds.is_empty() {
+            return;
+        }
+        let bundling = bounds.iter().any(|b| b.measure == Measure::Optional);
+        let mut before: Option<Vec<LimitCount>> = None;
+        let mut bundles: BTreeMap<String, Bundle> = BTreeMap::new();
+        let mut carriers: BTreeSet<String> = BTreeSet::new();
+        for _ in 0..MAX_MOVES {
+            let mut candidates = Vec::new();
+            let targets = ref_targets(schema);
+            let scan = Scan {
+                targets: &targets,
+                carriers: &carriers,
+                bundling,
+            };
+            let total = scan.node(schema, "", true, 0, &mut candidates);
+            let over: Vec<(Bound, usize)> = bounds
+                .iter()
+                .filter(|b| total.get(b.measure) > b.max)
+                .map(|b| (*b, total.get(b.measure) - b.max))
+                .collect();
+            if over.is_empty() {
+                break;
+            }
+            let counts = before.get_or_insert_with(|| {
+                over.iter()
+                    .map(|(b, _)| LimitCount {
+                        what: b.measure.what().to_owned(),
+                        count: total.get(b.measure),
+                        max: b.max,
+                    })
+                    .collect()
+            });
+            let counts = counts.clone();
+            let Some((c, how)) = best(&candidates, &over, &bundles) else {
+                break;
+            };
+            match how {
+                Move::Text => {
+                    let detail = Tailoring::LimitJsonText {
+                        profile: self.profile,
+                        limits: counts,
+                    };
+                    self.carry_value_as_text(schema, &c.at, LIMIT_NOTE, detail);
+                    carriers.insert(c.at.clone());
+                }
+                Move::Bundle => {
+                    let bundle = bundles
+                        .entry(c.object.clone())
+                        .or_insert_with(|| open_bundle(schema, &c.object));
+                    carriers.insert(pointer::push(
+                        &pointer::push(&c.object, "properties"),
+                        &bundle.property,
+                    ));
+                    self.move_into_bundle(schema, c, bundle);
+                }
+            }
+        }
+        let limits = before.unwrap_or_default();
+        for (object, bundle) in bundles {
+            self.close_bundle(schema, &object, bundle, &limits);
+        }
+    }
+
+    /// Takes the property out of its object and into the object's bundle; what was done inside
+    /// it is forgotten (its value now travels as the projection has it).
+    fn move_into_bundle(&mut self, schema: &mut Value, c: &Candidate, bundle: &mut Bundle) {
+        let Some(Value::Object(props)) = schema
+            .pointer_mut(&c.object)
+            .and_then(|o| o.get_mut("properties"))
+        else {
+            return;
+        };
+        let Some(old) = props.shift_remove(&c.name) else {
+            return;
+        };
+        let bundle_at = pointer::push(&pointer::push(&c.object, "properties"), &bundle.property);
+        bundle
+            .originals
+            .extend(nearest_originals(&self.links, &c.at));
+        bundle.names.push(c.name.clone());
+        bundle
+            .notes
+            .push(match old.get("description").and_then(Value::as_str) {
+                Some(d) if !d.trim().is_empty() => format!("`{}`: {}", c.name, d.trim()),
+                _ => format!("`{}`", c.name),
+            });
+        // The projection's nodes below the property now live in the bundle.
+        let froms: Vec<String> = self
+            .renames
+            .iter()
+            .filter(|(_, to)| **to == c.at)
+            .map(|(from, _)| from.clone())
+            .collect();
+        self.markers.remove(&c.at);
+        self.purge(&c.at);
+        for from in froms {
+            self.renames.insert(from, bundle_at.clone());
+        }
+    }
+
+    /// Writes the bundle's description, adapter and trace once every property is in it.
+    fn close_bundle(
+        &mut self,
+        schema: &mut Value,
+        object: &str,
+        mut bundle: Bundle,
+        limits: &[LimitCount],
+    ) {
+        bundle.sort();
+        let at = pointer::push(&pointer::push(object, "properties"), &bundle.property);
+        let Some(Value::Object(carrier)) = schema.pointer_mut(&at) else {
+            return;
+        };
+        carrier.insert(
+            "description".into(),
+            json!(format!(
+                "Sent as JSON text (a string): an object with any of these optional properties, which the provider's size limits leave no room for as parameters of their own. {}",
+                bundle.notes.join("; ")
+            )),
+        );
+        let kept = schema
+            .pointer(object)
+            .and_then(Value::as_object)
+            .map(kept_keys)
+            .unwrap_or_default();
+        let kept = kept.into_iter().filter(|k| *k != bundle.property).collect();
+        self.links.insert(at.clone(), bundle.originals.clone());
+        self.adapters.push(Adapter::Bundle {
+            at: object.to_owned(),
+            property: bundle.property.clone(),
+            names: bundle.names.clone(),
+            kept,
+        });
+        self.trace.push(TraceEntry {
+            rule: Rule::TailorJsonText,
+            at,
+            from: bundle.originals,
+            detail: Detail::Tailored(Tailoring::Bundled {
+                profile: self.profile,
+                property: bundle.property,
+                names: bundle.names,
+                limits: limits.to_vec(),
+            }),
+        });
+    }
+}
+
+impl Bundle {
+    /// The bundled properties (and their notes) in the object's order.
+    fn sort(&mut self) {
+        let position = |name: &String| self.order.iter().position(|n| n == name);
+        let mut pairs: Vec<(String, String)> = std::mem::take(&mut self.names)
+            .into_iter()
+            .zip(std::mem::take(&mut self.notes))
+            .collect();
+        pairs.sort_by_key(|(name, _)| position(name));
+        (self.names, self.notes) = pairs.into_iter().unzip();
+    }
+}
+
+/// The keys an object keeps at its top level: its properties and whatever `required` names.
+fn kept_keys(m: &Map<String, Value>) -> Vec<String> {
+    let mut kept: Vec<String> = m
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    for r in required_names(m) {
+        if !kept.contains(&r) {
+            kept.push(r);
+        }
+    }
+    kept
+}
+
+/// Adds the (still empty) bundle property to the object, under a name it does not declare.
+fn open_bundle(schema: &mut Value, object: &str) -> Bundle {
+    let props = schema
+        .pointer_mut(object)
+        .and_then(|o| o.get_mut("properties"))
+        .and_then(Value::as_object_mut);
+    let property = free_name(BUNDLE_KEY, |k| {
+        props.as_ref().is_some_and(|p| p.contains_key(k))
+    });
+    let order = props
+        .as_ref()
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    if let Some(props) = props {
+        props.insert(property.clone(), json!({"type": "string"}));
+    }
+    Bundle {
+        property,
+        order,
+        names: Vec::new(),
+        notes: Vec::new(),
+        originals: Vec::new(),
+    }
+}
+
+/// The candidate that removes the most of what is over (each limit's gain counted up to its
+/// excess), then the deepest, then the last; with how it is moved.
+fn best<'c>(
+    candidates: &'c [Candidate],
+    over: &[(Bound, usize)],
+    bundles: &BTreeMap<String, Bundle>,
+) -> Option<(&'c Candidate, Move)> {
+    let bundled = |c: &Candidate| c.optional && c.bundles;
+    // The bundle itself is one more optional property: the first property moved into it
+    // gains nothing on its own, the second and later one each. An object with two or more to
+    // move is scored as if its bundle were there.
+    let mut movable: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in candidates.iter().filter(|c| bundled(c)) {
+        *movable.entry(c.object.as_str()).or_default() += 1;
+    }
+    candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(order, c)| {
+            let how = if bundled(c) { Move::Bundle } else { Move::Text };
+            let has_bundle =
+                bundles.contains_key(&c.object) || movable.get(c.object.as_str()) >= Some(&2);
+            let gain = gain(c, how, has_bundle);
+            let score: usize = over
+                .iter()
+                .map(|(b, excess)| gain.get(b.measure).min(*excess))
+                .sum();
+            (score > 0).then_some((score, c.depth, order, c, how))
+        })
+        .max_by_key(|(score, depth, order, _, _)| (*score, *depth, *order))
+        .map(|(_, _, _, c, how)| (c, how))
+}
+
+/// What a move takes off the counts.
+fn gain(c: &Candidate, how: Move, has_bundle: bool) -> Counts {
+    let mut gain = Counts::default();
+    match how {
+        // The property stays (a string): only what was inside it, and its being a union, go.
+        Move::Text => {
+            gain = gain.plus(c.inner);
+            gain.add(Measure::Unions, c.own.get(Measure::Unions));
+        }
+        Move::Bundle => {
+            gain = gain.plus(c.inner).plus(c.own);
+            if !has_bundle {
+                // The bundle itself is one more optional property.
+                gain.0[Measure::Optional as usize] = gain.get(Measure::Optional).saturating_sub(1);
+                gain.0[Measure::Properties as usize] =
+                    gain.get(Measure::Properties).saturating_sub(1);
+            }
+        }
+    }
+    gain
+}
+
+/// One counting pass that also lists the candidates.
+struct Scan<'a> {
+    targets: &'a BTreeSet<String>,
+    carriers: &'a BTreeSet<String>,
+    bundling: bool,
+}
+
+impl Scan<'_> {
+    /// The counts of the subtree at `at`. `clear`: nothing on the way here judges the value
+    /// besides the schemas on the path (no union, conjunction or definition above).
+    fn node(
+        &self,
+        v: &Value,
+        at: &str,
+        clear: bool,
+        depth: usize,
+        out: &mut Vec<Candidate>,
+    ) -> Counts {
+        let Value::Object(m) = v else {
+            return Counts::default();
+        };
+        let mut total = own_counts(m);
+        let plain = m
+            .keys()
+            .all(|k| PLAIN_OBJECT.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()));
+        let required = required_names(m);
+        for (key, child) in m {
+            if DATA.contains(&key.as_str()) {
+                continue;
+            }
+            let child_at = pointer::push(at, key);
+            match (key.as_str(), child) {
+                ("properties", Value::Object(props)) => {
+                    for (name, schema) in props {
+                        let prop_at = pointer::push(&child_at, name);
+                        let inner = self.node(schema, &prop_at, clear && plain, depth + 1, out);
+                        total = total.plus(inner);
+                        if clear && plain && self.carryable(&prop_at, schema) {
+                            let optional = !required.contains(name);
+                            out.push(Candidate {
+                                at: prop_at,
+                                object: at.to_owned(),
+                                name: name.clone(),
+                                depth,
+                                own: property_counts(name, schema, optional),
+                                inner,
+                                optional,
+                                bundles: self.bundling,
+                            });
+                        }
+                    }
+                }
+                ("items", Value::Object(_)) => {
+                    total = total.plus(self.node(
+                        child,
+                        &child_at,
+                        clear && plain_array(m),
+                        depth,
+                        out,
+                    ));
+                }
+                (_, Value::Object(sub)) if is_schema_map(key) => {
+                    for (name, schema) in sub {
+                        total = total.plus(self.node(
+                            schema,
+                            &pointer::push(&child_at, name),
+                            false,
+                            depth,
+                            out,
+                        ));
+                    }
+                }
+                (_, Value::Object(_)) => {
+                    total = total.plus(self.node(child, &child_at, false, depth, out));
+                }
+                (_, Value::Array(list)) => {
+                    for (i, item) in list.iter().enumerate() {
+                        total = total.plus(self.node(
+                            item,
+                            &pointer::push_index(&child_at, i),
+                            false,
+                            depth,
+                            out,
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        total
+    }
+
+    /// A property whose schema can be replaced: not already a carrier, and no `$ref` elsewhere
+    /// points into it.
+    fn carryable(&self, at: &str, schema: &Value) -> bool {
+        schema.is_object()
+            && !self.carriers.contains(at)
+            && !self.targets.iter().any(|t| pointer::is_within(t, at))
+    }
+}
+
+/// Keywords that map names to subschemas, other than `properties`.
+fn is_schema_map(key: &str) -> bool {
+    matches!(
+        key,
+        "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+    )
+}
+
+/// An array whose items are judged by `items` alone.
+fn plain_array(m: &Map<String, Value>) -> bool {
+    m.keys().all(|k| {
+        matches!(k.as_str(), "type" | "items" | "minItems" | "maxItems")
+            || ANNOTATIONS.contains(&k.as_str())
+    })
+}
+
+/// What one object schema's own keywords add: its properties (names, optional ones, union
+/// ones), definition names, enum and const values; counted as the profile's lint counts them.
+fn own_counts(m: &Map<String, Value>) -> Counts {
+    let mut c = Counts::default();
+    if let Some(Value::Object(props)) = m.get("properties") {
+        let required = required_names(m);
+        for (name, schema) in props {
+            c = c.plus(property_counts(name, schema, !required.contains(name)));
+        }
+    }
+    for defs in ["$defs", "definitions"] {
+        if let Some(Value::Object(d)) = m.get(defs) {
+            c.add(Measure::Chars, d.keys().map(|k| k.chars().count()).sum());
+        }
+    }
+    if let Some(Value::Array(values)) = m.get("enum") {
+        c.add(Measure::EnumValues, values.len());
+        c.add(Measure::Chars, values.iter().map(counted_chars).sum());
+    }
+    if let Some(value) = m.get("const") {
+        c.add(Measure::Chars, counted_chars(value));
+    }
+    c
+}
+
+/// One property's entry in its object.
+fn property_counts(name: &str, schema: &Value, optional: bool) -> Counts {
+    let mut c = Counts::default();
+    c.add(Measure::Properties, 1);
+    c.add(Measure::Chars, name.chars().count());
+    c.add(Measure::Optional, usize::from(optional));
+    let union = schema.get("anyOf").is_some() || schema.get("type").is_some_and(Value::is_array);
+    c.add(Measure::Unions, usize::from(union));
+    c
+}
+
+/// As the lint counts a value against the character limit: a string's own characters, anything
+/// else's JSON text.
+fn counted_chars(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.chars().count(),
+        other => other.to_string().chars().count(),
+    }
+}
+
+/// Every local `$ref` target, as a pointer.
+fn ref_targets(schema: &Value) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    collect_targets(schema, &mut out, 0);
+    out
+}
+
+fn collect_targets(v: &Value, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > 512 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(r)) = m.get("$ref")
+                && let Some(fragment) = r.strip_prefix('#')
+            {
+                out.insert(fragment.to_owned());
+            }
+            m.values().for_each(|c| collect_targets(c, out, depth + 1));
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|c| collect_targets(c, out, depth + 1)),
+        _ => {}
+    }
+}
