@@ -20,6 +20,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 use schemalens::lint::Profile;
 use schemalens::manifest::SchemaDialect;
+use schemalens::projection::Adapter;
 use schemalens::projection::tailor::{TailorOptions, tailor, tailor_with};
 use schemalens::schema::Draft;
 use schemalens::validate::{Checker, Class};
@@ -1358,6 +1359,8 @@ struct TailorStats {
     adapted_changed: Cell<usize>,
     round_trips: Cell<usize>,
     reverse: Cell<usize>,
+    /// Tailorings that bundled optional properties to fit a size limit.
+    bundles: Cell<usize>,
 }
 
 const TAILOR_PROFILES: [Profile; 4] = [
@@ -1368,17 +1371,25 @@ const TAILOR_PROFILES: [Profile; 4] = [
 ];
 
 fn check_tailoring(model: &Model, seeds: &[u64], stats: &TailorStats) -> Result<(), TestCaseError> {
-    let schema = render(model);
-    let draft = draft_of(model);
-    let text = serde_json::to_string(&schema).unwrap();
-    let instances = payloads(&schema, seeds);
+    check_tailored(&render(model), draft_of(model), seeds, stats)
+}
+
+/// (a)–(d) above for one schema.
+fn check_tailored(
+    schema: &Value,
+    draft: Draft,
+    seeds: &[u64],
+    stats: &TailorStats,
+) -> Result<(), TestCaseError> {
+    let text = serde_json::to_string(schema).unwrap();
+    let instances = payloads(schema, seeds);
     // Tailoring is a post-pass over whatever the projection is; `flat` (declared) gives it
     // more shapes to rewrite than `flat+strict`, which is left out to keep the suite's time.
     let configs = configs(Some(draft))
         .into_iter()
         .filter(|(config, _)| *config != "flat+strict");
     for (config, options) in configs {
-        let projection = match project_guarded(&schema, &options) {
+        let projection = match project_guarded(schema, &options) {
             Outcome::Projected(p) => *p,
             _ => {
                 return Err(TestCaseError::fail(format!(
@@ -1393,6 +1404,12 @@ fn check_tailoring(model: &Model, seeds: &[u64], stats: &TailorStats) -> Result<
             let t = tailor(projection.clone(), profile);
             let r = tailor_with(projection.clone(), profile, TailorOptions { lossy: false });
             let tt = serde_json::to_string(&t.projection.schema).unwrap();
+            if t.adapters
+                .iter()
+                .any(|a| matches!(a, Adapter::Bundle { .. }))
+            {
+                Stats::bump(&stats.bundles, 1);
+            }
             let compile = |s: &Value| {
                 oracle(s, draft, None).map_err(|e| {
                     TestCaseError::fail(format!("{what} tailored schema does not compile: {e}\n  schema: {text}\n  tailored: {tt}"))
@@ -1485,6 +1502,82 @@ fn generated_unions_are_tailored_soundly_modulo_the_adapter() {
     outcome(result);
     // Without adapted payloads the forward property would hold vacuously.
     assert!(stats.adapted_changed.get() > stats.forward.get() / 10);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tailoring of wide objects: more optional and union-typed properties (at the top and one
+// object down) than Anthropic strict's per-tool limits allow, so that properties are carried
+// as JSON text and optional ones bundled; (a)–(d) as above.
+
+/// One property of a wide object: a plain string, a type list with null, a two-kind union, an
+/// `Optional[str]`-style `anyOf` with null, or an object of such properties.
+fn wide_property(nested: bool) -> BoxedStrategy<Value> {
+    let leaf = prop_oneof![
+        Just(json!({"type": "string"})),
+        Just(json!({"type": "integer", "minimum": 0})),
+        Just(json!({"type": ["string", "null"]})),
+        Just(json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})),
+        Just(json!({"anyOf": [{"type": "string"}, {"type": "null"}], "default": null})),
+    ];
+    if !nested {
+        return leaf.boxed();
+    }
+    prop_oneof![
+        6 => leaf,
+        1 => wide_object(0..10, false),
+    ]
+    .boxed()
+}
+
+/// An object of `count` properties, each required with probability 0.3.
+fn wide_object(count: std::ops::Range<usize>, nested: bool) -> BoxedStrategy<Value> {
+    proptest::collection::vec(
+        (wide_property(nested), proptest::bool::weighted(0.3)),
+        count,
+    )
+    .prop_map(|props| {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for (i, (schema, is_required)) in props.into_iter().enumerate() {
+            let name = format!("p{i}");
+            if is_required {
+                required.push(json!(name));
+            }
+            properties.insert(name, schema);
+        }
+        json!({"type": "object", "properties": properties, "required": required})
+    })
+    .boxed()
+}
+
+#[test]
+fn wide_objects_are_tailored_soundly_modulo_the_adapter() {
+    let stats = TailorStats::default();
+    let mut runner = TestRunner::new(Config {
+        failure_persistence: None,
+        // Each case projects and tailors in every configuration; fewer cases keep the time.
+        cases: 32,
+        ..Config::default()
+    });
+    let strategy = (
+        wide_object(14..40, true),
+        proptest::collection::vec(any::<u64>(), 12),
+    );
+    let result = runner.run(&strategy, |(schema, seeds)| {
+        check_tailored(&schema, Draft::Draft2020, &seeds, &stats)
+    });
+    eprintln!(
+        "wide tailoring: {} forward checks ({} changed by the adapter), {} round trips, {} reverse checks, {} tailorings with a bundle",
+        stats.forward.get(),
+        stats.adapted_changed.get(),
+        stats.round_trips.get(),
+        stats.reverse.get(),
+        stats.bundles.get()
+    );
+    outcome(result);
+    assert!(stats.adapted_changed.get() > stats.forward.get() / 10);
+    // Without objects over the limits the property would not reach the step.
+    assert!(stats.bundles.get() > 0, "no tailoring bundled properties");
 }
 
 // ---------------------------------------------------------------------------------------------
