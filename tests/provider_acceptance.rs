@@ -456,6 +456,105 @@ fn nested_properties_count_towards_anthropics_limits_and_are_carried() {
     );
 }
 
+/// Tailors `tool` (flat) for OpenAI strict; the checker accepts it and lint's tailored column
+/// says accepted.
+fn openai_fits(tool: &Tool) -> Tailored {
+    let t = tailor_tool(tool, &Options::flat(), Profile::OpenAiStrict).expect("tailored");
+    assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
+    let sent = check(Provider::OpenAiStrict, Some("wide"), &t.projection.schema);
+    assert!(sent.is_empty(), "{sent:?}");
+    let options = Options::flat();
+    let projection = schemalens::project_tool(tool, &options).expect("projected");
+    let forms = [ToolForms {
+        name: Some("wide"),
+        tool,
+        options: &options,
+        projection: Ok(&projection),
+    }];
+    let lint = &lint_forms_for(&[Profile::OpenAiStrict], &forms)[0][0];
+    assert_eq!(lint.verdict(Form::Tailored), Verdict::Accepted);
+    t
+}
+
+/// Five enums of 300 values where OpenAI strict allows 1,000 across the schema: the last two
+/// are sent as JSON text (900 values left), traced with the count; values come back.
+#[test]
+fn enum_values_over_openais_limit_are_sent_as_json_text() {
+    let values = |p: &str| -> Vec<Value> { (0..300).map(|i| json!(format!("{p}{i}"))).collect() };
+    let mut properties = serde_json::Map::new();
+    for p in ["a", "b", "c", "d", "e"] {
+        properties.insert(p.into(), json!({"type": "string", "enum": values(p)}));
+    }
+    let schema =
+        json!({"type": "object", "properties": properties, "required": ["a", "b", "c", "d", "e"]});
+    let tool = wide_tool(&schema);
+    let t = openai_fits(&tool);
+    let sent = &t.projection.schema;
+    for p in ["a", "b", "c"] {
+        assert_eq!(
+            sent["properties"][p]["enum"].as_array().map(Vec::len),
+            Some(300)
+        );
+    }
+    for p in ["d", "e"] {
+        assert_eq!(sent["properties"][p]["type"], json!("string"));
+        assert!(sent["properties"][p].get("enum").is_none());
+    }
+    let traced = t
+        .projection
+        .trace
+        .iter()
+        .find(|e| e.at == "/properties/e" && e.rule.id() == "tailor-json-text")
+        .expect("the carrier is traced");
+    assert!(
+        traced
+            .message()
+            .contains("1500 enum values where it allows 1000"),
+        "{}",
+        traced.message()
+    );
+    sent_and_back(
+        &tool,
+        &t,
+        &[json!({"a": "a0", "b": "b1", "c": "c2", "d": "d3", "e": "e299"})],
+    );
+}
+
+/// Six objects of 900 properties where OpenAI strict allows 5,000 properties: one object is sent
+/// as JSON text (4,506 left).
+#[test]
+fn properties_over_openais_limit_are_sent_as_json_text() {
+    let mut properties = serde_json::Map::new();
+    for o in 0..6 {
+        let inner: serde_json::Map<String, Value> = (0..900)
+            .map(|i| (format!("f{i}"), json!({"type": "integer"})))
+            .collect();
+        properties.insert(
+            format!("o{o}"),
+            json!({"type": "object", "properties": inner}),
+        );
+    }
+    let schema = json!({"type": "object", "properties": properties});
+    let tool = wide_tool(&schema);
+    let t = openai_fits(&tool);
+    let carried: Vec<&String> = t.projection.schema["properties"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, p)| p.get("properties").is_none())
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(carried, ["o5"]);
+    sent_and_back(
+        &tool,
+        &t,
+        &[
+            json!({}),
+            json!({"o0": {"f1": 1}, "o5": {"f2": 2, "f899": 3}}),
+        ],
+    );
+}
+
 /// Every payload, adapted, is accepted by the tailored schema and comes back as it was.
 fn sent_and_back(tool: &Tool, t: &Tailored, payloads: &[Value]) {
     let (validator, draft) = validator(tool, t);

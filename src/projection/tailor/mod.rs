@@ -400,6 +400,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             ArrayItems { typed: true },
             Typed,
             CarryDeep,
+            FitLimits,
             Limits,
         ],
         Profile::Gemini => &[

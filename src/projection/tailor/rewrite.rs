@@ -127,7 +127,13 @@ pub(super) fn run(projection: Projection, profile: Profile, options: TailorOptio
         t.carry_deep(&mut schema);
     }
     if table.contains(&Step::FitLimits) {
-        t.fit_limits(&mut schema);
+        if options.lossy {
+            t.fit_limits(&mut schema);
+        } else {
+            // Likewise for the size limits: counted on its own (no nulls or markers added)
+            // the sound form could carry fewer properties than the lossy form sends as text.
+            t.follow_fit_plan(&mut schema, fit_plan(&projection, profile));
+        }
     }
     if table.contains(&Step::RootObject) {
         t.root_checks(&schema);
@@ -189,6 +195,16 @@ fn walk(projection: &Projection, profile: Profile, options: TailorOptions) -> (W
         return (t, schema);
     }
     (t, schema)
+}
+
+/// The size-limit moves the lossy tailoring of `projection` makes (after its depth carriers).
+fn fit_plan(projection: &Projection, profile: Profile) -> Vec<fit::Planned> {
+    let (mut t, mut schema) = walk(projection, profile, TailorOptions { lossy: true });
+    if steps(profile).contains(&Step::CarryDeep) {
+        t.carry_deep(&mut schema);
+    }
+    t.fit_limits(&mut schema);
+    t.fitted
 }
 
 /// What tailoring for `profile` leaves unresolved in `projection`, when it would leave the
@@ -289,6 +305,9 @@ struct Walk<'a> {
     /// By tailored object pointer: the sent name → the projection's name, for renamed
     /// properties (so that each one's projection pointer is still found).
     renamed: BTreeMap<String, BTreeMap<String, String>>,
+    /// The properties carried to fit the size limits, in projection terms (see
+    /// [`fit::Planned`]).
+    fitted: Vec<fit::Planned>,
 }
 
 impl<'a> Walk<'a> {
@@ -317,6 +336,7 @@ impl<'a> Walk<'a> {
             among_strings: false,
             markers: BTreeMap::new(),
             renamed: BTreeMap::new(),
+            fitted: Vec::new(),
         }
     }
 

@@ -114,6 +114,27 @@ struct Bound {
     max: usize,
 }
 
+/// One property carried to fit the limits, found again in another tailoring of the same
+/// projection (the sound form follows the lossy form's choices) by its object's projection
+/// pointer; `object_out` where the object is tailoring's own (the root wrapper).
+#[derive(Debug, Clone)]
+pub(in crate::projection::tailor) struct Planned {
+    object_from: Option<String>,
+    object_out: String,
+    name: String,
+    how: Move,
+    limits: Vec<LimitCount>,
+}
+
+/// The moves made so far.
+#[derive(Debug, Default)]
+struct Fitting {
+    /// The counts over the limits before the first move.
+    before: Option<Vec<LimitCount>>,
+    bundles: BTreeMap<String, Bundle>,
+    carriers: BTreeSet<String>,
+}
+
 /// How a property is taken out of the counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Move {
@@ -128,8 +149,6 @@ enum Move {
 /// another alternative), and no `$ref` points into it.
 #[derive(Debug, Clone)]
 struct Candidate {
-    /// The property's schema (tailored pointer).
-    at: String,
     object: String,
     name: String,
     /// Levels of properties above it; the deeper loses less schema.
@@ -190,15 +209,13 @@ impl Walk<'_> {
             return;
         }
         let bundling = bounds.iter().any(|b| b.measure == Measure::Optional);
-        let mut before: Option<Vec<LimitCount>> = None;
-        let mut bundles: BTreeMap<String, Bundle> = BTreeMap::new();
-        let mut carriers: BTreeSet<String> = BTreeSet::new();
+        let mut fitting = Fitting::default();
         for _ in 0..MAX_MOVES {
             let mut candidates = Vec::new();
             let targets = ref_targets(schema);
             let scan = Scan {
                 targets: &targets,
-                carriers: &carriers,
+                carriers: &fitting.carriers,
                 bundling,
             };
             let total = scan.node(schema, "", true, 0, &mut candidates);
@@ -210,78 +227,136 @@ impl Walk<'_> {
             if over.is_empty() {
                 break;
             }
-            let counts = before.get_or_insert_with(|| {
-                over.iter()
-                    .map(|(b, _)| LimitCount {
-                        what: b.measure.what().to_owned(),
-                        count: total.get(b.measure),
-                        max: b.max,
-                    })
-                    .collect()
-            });
-            let counts = counts.clone();
-            let Some((c, how)) = best(&candidates, &over, &bundles) else {
+            let limits = fitting
+                .before
+                .get_or_insert_with(|| {
+                    over.iter()
+                        .map(|(b, _)| LimitCount {
+                            what: b.measure.what().to_owned(),
+                            count: total.get(b.measure),
+                            max: b.max,
+                        })
+                        .collect()
+                })
+                .clone();
+            let Some((c, how)) = best(&candidates, &over, &fitting.bundles) else {
                 break;
             };
-            match how {
-                Move::Text => {
-                    let detail = Tailoring::LimitJsonText {
-                        profile: self.profile,
-                        limits: counts,
-                    };
-                    self.carry_value_as_text(schema, &c.at, LIMIT_NOTE, detail);
-                    carriers.insert(c.at.clone());
-                }
-                Move::Bundle => {
-                    let bundle = bundles
-                        .entry(c.object.clone())
-                        .or_insert_with(|| open_bundle(schema, &c.object));
-                    carriers.insert(pointer::push(
-                        &pointer::push(&c.object, "properties"),
-                        &bundle.property,
-                    ));
-                    self.move_into_bundle(schema, c, bundle);
-                }
+            let object_from = self
+                .renames
+                .iter()
+                .find(|(_, to)| **to == c.object)
+                .map(|(from, _)| from.clone());
+            self.fitted.push(Planned {
+                object_from,
+                object_out: c.object.clone(),
+                name: c.name.clone(),
+                how,
+                limits: limits.clone(),
+            });
+            self.make_move(schema, &mut fitting, &c.object, &c.name, how, limits);
+        }
+        self.close_bundles(schema, fitting);
+    }
+
+    /// Makes the moves another tailoring of the same projection chose (see [`Planned`]).
+    pub(in crate::projection::tailor) fn follow_fit_plan(
+        &mut self,
+        schema: &mut Value,
+        plan: Vec<Planned>,
+    ) {
+        let mut fitting = Fitting::default();
+        for p in plan {
+            let object = p
+                .object_from
+                .and_then(|from| self.renames.get(&from).cloned())
+                .unwrap_or(p.object_out);
+            fitting.before.get_or_insert_with(|| p.limits.clone());
+            self.make_move(schema, &mut fitting, &object, &p.name, p.how, p.limits);
+        }
+        self.close_bundles(schema, fitting);
+    }
+
+    fn make_move(
+        &mut self,
+        schema: &mut Value,
+        fitting: &mut Fitting,
+        object: &str,
+        name: &str,
+        how: Move,
+        limits: Vec<LimitCount>,
+    ) {
+        let at = pointer::push(&pointer::push(object, "properties"), name);
+        if schema.pointer(&at).is_none() {
+            return;
+        }
+        match how {
+            Move::Text => {
+                let detail = Tailoring::LimitJsonText {
+                    profile: self.profile,
+                    limits,
+                };
+                self.carry_value_as_text(schema, &at, LIMIT_NOTE, detail);
+                fitting.carriers.insert(at);
+            }
+            Move::Bundle => {
+                let bundle = fitting
+                    .bundles
+                    .entry(object.to_owned())
+                    .or_insert_with(|| open_bundle(schema, object));
+                fitting.carriers.insert(pointer::push(
+                    &pointer::push(object, "properties"),
+                    &bundle.property,
+                ));
+                self.move_into_bundle(schema, object, name, bundle);
             }
         }
-        let limits = before.unwrap_or_default();
-        for (object, bundle) in bundles {
+    }
+
+    fn close_bundles(&mut self, schema: &mut Value, fitting: Fitting) {
+        let limits = fitting.before.unwrap_or_default();
+        for (object, bundle) in fitting.bundles {
             self.close_bundle(schema, &object, bundle, &limits);
         }
     }
 
     /// Takes the property out of its object and into the object's bundle; what was done inside
     /// it is forgotten (its value now travels as the projection has it).
-    fn move_into_bundle(&mut self, schema: &mut Value, c: &Candidate, bundle: &mut Bundle) {
+    fn move_into_bundle(
+        &mut self,
+        schema: &mut Value,
+        object: &str,
+        name: &str,
+        bundle: &mut Bundle,
+    ) {
         let Some(Value::Object(props)) = schema
-            .pointer_mut(&c.object)
+            .pointer_mut(object)
             .and_then(|o| o.get_mut("properties"))
         else {
             return;
         };
-        let Some(old) = props.shift_remove(&c.name) else {
+        let Some(old) = props.shift_remove(name) else {
             return;
         };
-        let bundle_at = pointer::push(&pointer::push(&c.object, "properties"), &bundle.property);
-        bundle
-            .originals
-            .extend(nearest_originals(&self.links, &c.at));
-        bundle.names.push(c.name.clone());
+        let at = pointer::push(&pointer::push(object, "properties"), name);
+        let bundle_at = pointer::push(&pointer::push(object, "properties"), &bundle.property);
+        bundle.originals.extend(nearest_originals(&self.links, &at));
+        bundle.names.push(name.to_owned());
         bundle
             .notes
             .push(match old.get("description").and_then(Value::as_str) {
-                Some(d) if !d.trim().is_empty() => format!("`{}`: {}", c.name, d.trim()),
-                _ => format!("`{}`", c.name),
+                Some(d) if !d.trim().is_empty() => format!("`{name}`: {}", d.trim()),
+                _ => format!("`{name}`"),
             });
         // The projection's nodes below the property now live in the bundle.
         let froms: Vec<String> = self
             .renames
             .iter()
-            .filter(|(_, to)| **to == c.at)
+            .filter(|(_, to)| **to == at)
             .map(|(from, _)| from.clone())
             .collect();
-        self.markers.remove(&c.at);
-        self.purge(&c.at);
+        self.markers.remove(&at);
+        self.purge(&at);
         for from in froms {
             self.renames.insert(from, bundle_at.clone());
         }
@@ -482,7 +557,6 @@ impl Scan<'_> {
                         if clear && plain && self.carryable(&prop_at, schema) {
                             let optional = !required.contains(name);
                             out.push(Candidate {
-                                at: prop_at,
                                 object: at.to_owned(),
                                 name: name.clone(),
                                 depth,
