@@ -328,7 +328,13 @@ fn optional_parameters_over_anthropics_limit_are_sent_together_as_json_text() {
         );
     }
     properties.insert("id".into(), json!({"type": "integer"}));
-    let schema = json!({"type": "object", "properties": properties, "required": ["id"]});
+    // As Zod and Pydantic emit it: the dialect named at the root.
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": properties,
+        "required": ["id"]
+    });
     let tool = wide_tool(&schema);
     let t = anthropic_fits(&tool);
     let sent = &t.projection.schema;

@@ -50,6 +50,8 @@ const PLAIN_OBJECT: &[&str] = &[
     "additionalProperties",
     "$defs",
     "definitions",
+    // The dialect's name (Anthropic strict keeps it at the root).
+    "$schema",
 ];
 
 /// Keywords whose values are data, not subschemas (an `enum` of objects has no properties).
