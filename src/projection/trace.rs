@@ -42,10 +42,11 @@ pub enum Rule {
     TailorEnumText,
     TailorWrapRoot,
     TailorRenameProperties,
+    TailorDistributeProperties,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 30] = [
+    pub const ALL: [Rule; 31] = [
         Rule::RefInline,
         Rule::Recursion,
         Rule::Unresolvable,
@@ -76,6 +77,7 @@ impl Rule {
         Rule::TailorEnumText,
         Rule::TailorWrapRoot,
         Rule::TailorRenameProperties,
+        Rule::TailorDistributeProperties,
     ];
 
     pub fn id(self) -> &'static str {
@@ -110,6 +112,7 @@ impl Rule {
             Rule::TailorEnumText => "tailor-enum-text",
             Rule::TailorWrapRoot => "tailor-wrap-root",
             Rule::TailorRenameProperties => "tailor-rename-properties",
+            Rule::TailorDistributeProperties => "tailor-distribute-properties",
         }
     }
 

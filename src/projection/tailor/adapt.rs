@@ -640,7 +640,7 @@ fn unbundle(obj: &mut Map<String, Value>, property: &str, kept: &[String]) {
 
 /// Equality as JSON Schema's `enum` and `const` judge it: numbers by value (`1` and `1.0` are
 /// one number), arrays and objects member by member.
-fn same_json(a: &Value, b: &Value) -> bool {
+pub(super) fn same_json(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
             match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {

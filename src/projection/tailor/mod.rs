@@ -345,6 +345,10 @@ pub enum Step {
     WrapRoot,
     /// Property names outside `[A-Za-z_][A-Za-z0-9_]{0,max-1}` are sent under names inside it.
     RenameProperties { max: usize },
+    /// An object whose `anyOf`/`oneOf` alternatives only add to its own fields ("one of
+    /// these fields") written as one plain object per alternative, its keywords merged into
+    /// each (the same values).
+    DistributeProperties,
     /// A subtree nested past the profile's depth limit (its `limit-depth` lint rule, counted
     /// the same way) carried as JSON text, from the deepest value on the way down whose text
     /// keeps the path within the limit.
@@ -365,6 +369,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             NullableToType,
             TupleItems,
             EncodeMaps,
+            DistributeProperties,
             ConstType,
             DropKeywords {
                 rules: &[
@@ -407,6 +412,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             TupleItems,
             EncodeMaps,
             EncodeEmptyObjects,
+            DistributeProperties,
             RenameProperties { max: 64 },
             ConstType,
             ConstToEnum,
@@ -432,6 +438,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
         Profile::AnthropicStrict => &[
             TupleItems,
             EncodeMaps,
+            DistributeProperties,
             ConstType,
             DropKeywords {
                 rules: &["unsupported-keyword"],
@@ -657,6 +664,14 @@ pub enum Tailoring {
         property: String,
         why: String,
     },
+    /// The object's keywords merged into each alternative of its union (`keyword`), which
+    /// only added to its fields; `narrowed`: properties whose values an alternative limited.
+    PropertiesDistributed {
+        profile: Profile,
+        keyword: String,
+        alternatives: usize,
+        narrowed: Vec<String>,
+    },
     /// A value nested past the provider's depth limit, sent as its JSON text.
     DeepJsonText {
         profile: Profile,
@@ -721,6 +736,7 @@ impl Tailoring {
             | Tailoring::EnumText { profile, .. }
             | Tailoring::WrapRoot { profile, .. }
             | Tailoring::DeepJsonText { profile, .. }
+            | Tailoring::PropertiesDistributed { profile, .. }
             | Tailoring::Renamed { profile, .. }
             | Tailoring::LimitJsonText { profile, .. }
             | Tailoring::Bundled { profile, .. } => *profile,
@@ -935,6 +951,19 @@ impl Tailoring {
                     "; `null` became a null alternative"
                 } else {
                     ""
+                }
+            ),
+            Tailoring::PropertiesDistributed {
+                profile,
+                keyword,
+                alternatives,
+                narrowed,
+            } => format!(
+                "{profile}: the `{keyword}` beside the object's properties only adds to its fields (\"one of these fields\": which are required{}); the object's keywords are written into each of its {alternatives} alternatives, so that each is one plain object the provider takes. The same values: an object matches an alternative now exactly when it matched the object and that alternative before.",
+                if narrowed.is_empty() {
+                    String::new()
+                } else {
+                    format!(", which values {} take", ticks(narrowed))
                 }
             ),
             Tailoring::DeepJsonText {

@@ -4,6 +4,7 @@
 //! even where a step wraps a node or moves it into an `anyOf`.
 
 mod deep;
+mod distribute;
 mod encode;
 mod fit;
 
@@ -631,6 +632,11 @@ impl Walk<'_> {
             && let Some(text) = self.empty_object(&m, from, out, position, carrier_key.clone())
         {
             return text;
+        }
+        if self.has(Step::DistributeProperties)
+            && let Some(union) = self.distribute_properties(&m, from, out)
+        {
+            return union;
         }
         if self.stand_ins().is_some() {
             self.distribute_type(&mut m, from, out);
@@ -1887,7 +1893,7 @@ fn is_bare_any_of(schema: &Value) -> bool {
 
 /// Whether `schema` may accept a value of `kind` (`string`, `object`, `boolean`); true when
 /// unsure.
-fn may_accept(schema: &Value, kind: &str) -> bool {
+pub(super) fn may_accept(schema: &Value, kind: &str) -> bool {
     let Some(m) = schema.as_object() else {
         return schema != &Value::Bool(false);
     };
@@ -1895,6 +1901,7 @@ fn may_accept(schema: &Value, kind: &str) -> bool {
         "string" => v.is_string(),
         "object" => v.is_object(),
         "boolean" => v.is_boolean(),
+        "null" => v.is_null(),
         _ => true,
     };
     if let Some(Value::Array(values)) = m.get("enum") {

@@ -895,3 +895,129 @@ fn the_sound_form_carries_what_the_lossy_form_carries_past_the_depth_limit() {
         sound.projection.schema
     );
 }
+
+/// OpenAPI's "one of these fields" (13 GitHub REST request bodies): an object's `anyOf` whose
+/// alternatives only require some of its properties, or narrow one's values.
+fn one_of_these_fields() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"body": {
+            "type": "object",
+            "description": "What to change.",
+            "properties": {
+                "state": {"type": "string", "enum": ["open", "closed", "dismissed"]},
+                "reason": {"type": "string"},
+                "assignees": {"type": "array", "items": {"type": "string"}}
+            },
+            "anyOf": [
+                {"required": ["state"], "properties": {"state": {"enum": ["dismissed"]}}},
+                {"required": ["assignees"]}
+            ]
+        }},
+        "required": ["body"]
+    })
+}
+
+#[test]
+fn an_object_choosing_among_its_own_fields_is_one_plain_object_per_alternative() {
+    let schema = one_of_these_fields();
+    let projection = flat(&schema);
+    let p_valid = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&projection.schema)
+        .unwrap();
+    let payloads = [
+        json!({"body": {"state": "dismissed", "reason": "fixed"}}),
+        json!({"body": {"assignees": ["a"]}}),
+        json!({"body": {"state": "dismissed", "assignees": []}}),
+        json!({"body": {"state": "open", "assignees": ["b"]}}),
+        // Neither alternative: refused before and after.
+        json!({"body": {"reason": "x"}}),
+        json!({"body": {"state": "open"}}),
+        json!({"body": {}}),
+    ];
+    for profile in [
+        Profile::OpenAiStrict,
+        Profile::Gemini,
+        Profile::AnthropicStrict,
+    ] {
+        let t = tailor(projection.clone(), profile);
+        assert!(t.unresolved.is_empty(), "{profile}: {:?}", t.unresolved);
+        assert_eq!(errors(profile, &t.projection.schema), Vec::<&str>::new());
+        let body = &t.projection.schema["properties"]["body"];
+        let alternatives = body["anyOf"].as_array().expect("a union of objects");
+        assert_eq!(alternatives.len(), 2, "{profile}: {body}");
+        for a in alternatives {
+            assert_eq!(a["type"], json!("object"), "{profile}: {a}");
+            assert!(a["properties"]["reason"].is_object(), "{profile}: {a}");
+        }
+        assert_eq!(body["description"], json!("What to change."));
+        // The first alternative's `state` takes only what both said.
+        let state = &alternatives[0]["properties"]["state"]["enum"];
+        assert!(
+            state.as_array().unwrap().contains(&json!("dismissed")),
+            "{state}"
+        );
+        assert!(
+            !state.as_array().unwrap().contains(&json!("open")),
+            "{state}"
+        );
+        let traced = t
+            .projection
+            .trace
+            .iter()
+            .find(|e| e.rule == Rule::TailorDistributeProperties)
+            .expect("traced");
+        assert_eq!(traced.at, "/properties/body");
+        assert!(traced.message().contains("`state`"), "{}", traced.message());
+        assert!(
+            traced.message().contains("The same values"),
+            "{}",
+            traced.message()
+        );
+
+        let valid = validator(&t);
+        let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+        for p in &payloads {
+            let sent = adapter.adapt(p);
+            assert_eq!(
+                valid.is_valid(&sent.payload),
+                p_valid.is_valid(p),
+                "{profile}: {p} sent as {}",
+                sent.payload
+            );
+            if p_valid.is_valid(p) {
+                assert_eq!(&adapter.unadapt(&sent.payload), p, "{profile}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_union_that_is_more_than_a_choice_among_fields_stays_as_it_was() {
+    let with = |body: Value| json!({"type": "object", "properties": {"body": body}});
+    let cases = [
+        // An alternative that closes the object says more than which fields it has.
+        json!({"type": "object", "properties": {"a": {"type": "string"}},
+               "anyOf": [{"required": ["a"], "additionalProperties": false}, {"required": ["b"]}]}),
+        // A name the object's `additionalProperties` judged: listing it would move it out.
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false,
+               "anyOf": [{"properties": {"b": {"type": "string"}}, "required": ["b"]}]}),
+        // Two descriptions of one property that do not meet in one schema here.
+        json!({"type": "object", "properties": {"a": {"type": "string"}},
+               "anyOf": [{"properties": {"a": {"minLength": 2}}}, {"required": ["a"]}]}),
+        // Another applicator beside the union also judges the object.
+        json!({"type": "object", "properties": {"a": {"type": "string"}},
+               "not": {"required": ["b"]}, "anyOf": [{"required": ["a"]}]}),
+    ];
+    for body in cases {
+        let t = tailored(with(body.clone()), Profile::OpenAiStrict);
+        assert!(
+            !t.projection
+                .trace
+                .iter()
+                .any(|e| e.rule == Rule::TailorDistributeProperties),
+            "distributed {body}"
+        );
+    }
+}
