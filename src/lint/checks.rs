@@ -51,8 +51,10 @@ impl Hit {
 pub(crate) struct SchemaCx<'a> {
     pub root: &'a Value,
     pub nodes: Vec<Node<'a>>,
-    /// Document order by pointer (foldhash: a projection has a million long pointers).
-    pub index: HashMap<String, usize, FastHash>,
+    /// Node by the address of its schema value, for finding a pointer's node; made when a
+    /// pointer is first looked up (most lints of a large projection look up none, or the
+    /// root only).
+    by_value: OnceCell<HashMap<*const Value, usize, FastHash>>,
     ollama: OnceCell<OllamaView>,
     /// The nodes grouped by equal subtrees, made when a node-local rule first runs.
     classes: OnceCell<Vec<Class>>,
@@ -63,19 +65,19 @@ pub(crate) struct SchemaCx<'a> {
 
 impl<'a> SchemaCx<'a> {
     pub fn new(root: &'a Value) -> SchemaCx<'a> {
-        let nodes = nodes::collect(root);
-        let index = nodes::index(&nodes)
-            .into_iter()
-            .map(|(p, i)| (p.to_owned(), i))
-            .collect();
         SchemaCx {
             root,
-            nodes,
-            index,
+            nodes: nodes::collect(root),
+            by_value: OnceCell::new(),
             ollama: OnceCell::new(),
             classes: OnceCell::new(),
             proto: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// The pointer of node `i`.
+    pub fn pointer(&self, i: usize) -> String {
+        nodes::pointer(&self.nodes, i)
     }
 
     pub fn proto_path(&self, at: &str) -> String {
@@ -102,13 +104,31 @@ impl<'a> SchemaCx<'a> {
             .unwrap_or_else(|| ollama::view(self.root))
     }
 
+    /// The node whose pointer is exactly `at` (written as the nodes' pointers are: a pointer
+    /// that only resolves to a node, with an unneeded escape say, names none).
+    pub fn find(&self, at: &str) -> Option<usize> {
+        if at.is_empty() {
+            return Some(0);
+        }
+        let value = self.root.pointer(at)?;
+        let by_value = self.by_value.get_or_init(|| {
+            self.nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.schema as *const Value, i))
+                .collect()
+        });
+        let i = *by_value.get(&(value as *const Value))?;
+        (self.pointer(i) == at).then_some(i)
+    }
+
     /// The schema holding `at` and the keyword `at` lies under, for locations inside a
     /// keyword's value (`/required`, `/properties/a/exclusiveMinimum`).
     pub fn locate(&self, at: &str) -> (String, Option<String>) {
         let mut current = at;
         let mut below: Option<&str> = None;
         loop {
-            if self.index.contains_key(current) {
+            if self.find(current).is_some() {
                 let keyword = below.map(|b| {
                     let rest = &b[current.len()..];
                     let token = rest.trim_start_matches('/').split('/').next();
@@ -128,7 +148,7 @@ impl<'a> SchemaCx<'a> {
 
     /// Document order of a schema pointer (unknown pointers sort last).
     pub fn order(&self, at: &str) -> usize {
-        self.index.get(at).copied().unwrap_or(usize::MAX)
+        self.find(at).unwrap_or(usize::MAX)
     }
 }
 
@@ -185,18 +205,18 @@ pub(crate) fn says_a_kind(schema: &Value) -> bool {
 
 fn in_scope(node: &Node<'_>, at: Where) -> bool {
     match at {
-        Where::Root => node.pointer.is_empty(),
-        Where::Nested => !node.pointer.is_empty(),
+        Where::Root => node.is_root(),
+        Where::Nested => !node.is_root(),
         Where::Anywhere => true,
     }
 }
 
-fn objects<'n, 'a>(
-    cx: &'n SchemaCx<'a>,
-) -> impl Iterator<Item = (&'n Node<'a>, &'a Map<String, Value>)> {
+/// The object schemas, by node index.
+fn objects<'a>(cx: &SchemaCx<'a>) -> impl Iterator<Item = (usize, &'a Map<String, Value>)> {
     cx.nodes
         .iter()
-        .filter_map(|n| n.schema.as_object().map(|m| (n, m)))
+        .enumerate()
+        .filter_map(|(i, n)| n.schema.as_object().map(|m| (i, m)))
 }
 
 /// Names the first way `name` breaks `pattern`.
@@ -293,8 +313,8 @@ pub(crate) fn is_local(check: &Check) -> bool {
 pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
     let mut hits = Vec::new();
     if is_local(check) {
-        for node in &cx.nodes {
-            local_hits(check, node, &mut hits);
+        for (node, at) in cx.nodes.iter().zip(nodes::pointers(&cx.nodes)) {
+            local_hits(check, node, &at, &mut hits);
         }
         return hits;
     }
@@ -346,8 +366,9 @@ pub(crate) fn schema_hits(check: &Check, cx: &SchemaCx<'_>) -> Vec<Hit> {
     hits
 }
 
-/// The hits of a [`is_local`] check at one node, in the order the node's keys give.
-pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
+/// The hits of a [`is_local`] check at one node (its pointer `here`), in the order the node's
+/// keys give.
+pub(crate) fn local_hits(check: &Check, node: &Node<'_>, here: &str, hits: &mut Vec<Hit>) {
     if let Check::NodeType { stand_ins } = *check {
         // `additionalProperties: false` and its kin close a container; they do not
         // describe a value, so they need no type.
@@ -363,7 +384,7 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
             _ => false,
         };
         if untyped {
-            hits.push(Hit::at(&node.pointer, short_json(node.schema)));
+            hits.push(Hit::at(here, short_json(node.schema)));
         }
         return;
     }
@@ -373,12 +394,12 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
     match *check {
         Check::Keywords { names, at } if in_scope(node, at) => {
             for key in map.keys().filter(|k| names.contains(&k.as_str())) {
-                hits.push(Hit::at(&node.pointer, key.as_str()).keyword(key));
+                hits.push(Hit::at(here, key.as_str()).keyword(key));
             }
         }
         Check::KeywordsOutside { allowed, at } if in_scope(node, at) => {
             for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
-                hits.push(Hit::at(&node.pointer, key.as_str()).keyword(key));
+                hits.push(Hit::at(here, key.as_str()).keyword(key));
             }
         }
         Check::Values { keyword, allowed } => {
@@ -391,7 +412,7 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
             for v in values {
                 if !v.as_str().is_some_and(|v| allowed.contains(&v)) {
                     let shown = v.as_str().map_or_else(|| short_json(v), str::to_owned);
-                    hits.push(Hit::at(&node.pointer, shown).keyword(keyword));
+                    hits.push(Hit::at(here, shown).keyword(keyword));
                 }
             }
         }
@@ -399,7 +420,7 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
             if let Some(n) = map.get(keyword).and_then(Value::as_f64)
                 && n > max as f64
             {
-                hits.push(Hit::at(&node.pointer, map[keyword].to_string()).keyword(keyword));
+                hits.push(Hit::at(here, map[keyword].to_string()).keyword(keyword));
             }
         }
         Check::Closed if is_object(node.schema) => {
@@ -409,7 +430,7 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
                 Some(Value::Bool(true)) => "it is true",
                 Some(_) => "it is a schema",
             };
-            hits.push(Hit::at(&node.pointer, detail).keyword("additionalProperties"));
+            hits.push(Hit::at(here, detail).keyword("additionalProperties"));
         }
         Check::AllRequired => {
             let Some(Value::Object(props)) = map.get("properties") else {
@@ -422,7 +443,7 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
                 .unwrap_or_default();
             for key in props.keys().filter(|k| !required.contains(k.as_str())) {
                 hits.push(
-                    Hit::at(&node.pointer, key.as_str())
+                    Hit::at(here, key.as_str())
                         .keyword("required")
                         .item(key.as_str()),
                 );
@@ -436,35 +457,31 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
             for (i, name) in required.iter().enumerate() {
                 let Some(name) = name.as_str() else { continue };
                 if !props.is_some_and(|p| p.contains_key(name)) {
-                    hits.push(
-                        Hit::at(&node.pointer, name)
-                            .keyword("required")
-                            .item(i.to_string()),
-                    );
+                    hits.push(Hit::at(here, name).keyword("required").item(i.to_string()));
                 }
             }
         }
         Check::ObjectProperties if is_object(node.schema) && !map.contains_key("properties") => {
-            hits.push(Hit::at(&node.pointer, ""));
+            hits.push(Hit::at(here, ""));
         }
         Check::PropertiesNonEmpty if is_object(node.schema) => {
             let holds_none = match map.get("properties") {
-                Some(Value::Object(p)) => p.is_empty() && !node.pointer.is_empty(),
+                Some(Value::Object(p)) => p.is_empty() && !node.is_root(),
                 _ => true,
             };
             if holds_none {
-                hits.push(Hit::at(&node.pointer, ""));
+                hits.push(Hit::at(here, ""));
             }
         }
         Check::RequiredAbsent => {
             let empty = matches!(map.get("properties"), Some(Value::Object(p)) if p.is_empty());
             if empty && !map.get("required").is_some_and(Value::is_array) {
-                hits.push(Hit::at(&node.pointer, "").keyword("required"));
+                hits.push(Hit::at(here, "").keyword("required"));
             }
         }
         Check::TypeArray => {
             if let Some(t @ Value::Array(_)) = map.get("type") {
-                hits.push(Hit::at(&node.pointer, short_json(t)).keyword("type"));
+                hits.push(Hit::at(here, short_json(t)).keyword("type"));
             }
         }
         Check::EnumValues { kinds } => {
@@ -477,7 +494,7 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
             for (i, v) in values.iter().enumerate() {
                 if !allowed(Kind::of(v)) {
                     hits.push(
-                        Hit::at(&node.pointer, short_json(v))
+                        Hit::at(here, short_json(v))
                             .keyword("enum")
                             .item(i.to_string()),
                     );
@@ -489,7 +506,7 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
                 .get("type")
                 .map(short_json)
                 .unwrap_or_else(|| "no type".to_owned());
-            hits.push(Hit::at(&node.pointer, detail).keyword("enum"));
+            hits.push(Hit::at(here, detail).keyword("enum"));
         }
         Check::RefSiblings {
             allowed,
@@ -509,7 +526,7 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
                 let target = reference.as_str().unwrap_or_default();
                 let name = target.rsplit('/').next().unwrap_or(target);
                 hits.push(
-                    Hit::at(&node.pointer, py_set(&siblings))
+                    Hit::at(here, py_set(&siblings))
                         .keyword("$ref")
                         .item(pointer::unescape(name).into_owned()),
                 );
@@ -521,13 +538,13 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
             } else {
                 "nothing describes the elements"
             };
-            hits.push(Hit::at(&node.pointer, detail));
+            hits.push(Hit::at(here, detail));
         }
         Check::TupleItems => {
             if let Some(Value::Array(positions)) = map.get("items") {
                 let n = positions.len();
                 let detail = format!("{n} schema{}", if n == 1 { "" } else { "s" });
-                hits.push(Hit::at(&node.pointer, detail).keyword("items"));
+                hits.push(Hit::at(here, detail).keyword("items"));
             }
         }
         Check::ArrayItemsTyped => {
@@ -535,14 +552,14 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
                 && let Some(items) = map.get("items")
                 && !says_a_kind(items)
             {
-                hits.push(Hit::at(&node.pointer, short_json(items)).keyword("items"));
+                hits.push(Hit::at(here, short_json(items)).keyword("items"));
             }
         }
         Check::Lookaround => {
             if let Some(Value::String(p)) = map.get("pattern")
                 && has_lookaround(p)
             {
-                hits.push(Hit::at(&node.pointer, p.as_str()).keyword("pattern"));
+                hits.push(Hit::at(here, p.as_str()).keyword("pattern"));
             }
         }
         Check::PropertyName(pattern) => {
@@ -551,7 +568,7 @@ pub(crate) fn local_hits(check: &Check, node: &Node<'_>, hits: &mut Vec<Hit>) {
             };
             for name in props.keys() {
                 if let Some(problem) = name_problem(name, &pattern) {
-                    let at = pointer::join(&node.pointer, ["properties", name.as_str()]);
+                    let at = pointer::join(here, ["properties", name.as_str()]);
                     hits.push(Hit::at(&at, problem).item(name.as_str()));
                 }
             }
@@ -577,7 +594,7 @@ fn recursive_refs(cx: &SchemaCx<'_>) -> Vec<Hit> {
         .filter(|r| r.recursive)
         .map(|r| {
             let shown = format!("#{}", r.target);
-            Hit::at(&cx.nodes[r.site].pointer, shown.as_str())
+            Hit::at(&cx.pointer(r.site), shown.as_str())
                 .keyword("$ref")
                 .item(shown)
         })
@@ -621,7 +638,7 @@ fn ref_sites(cx: &SchemaCx<'_>) -> Vec<RefSite> {
     };
     let mut edges = vec![Vec::new(); ids.len()];
     for (site, target) in &refs {
-        for u in containing(&cx.nodes[*site].pointer) {
+        for u in containing(&cx.pointer(*site)) {
             edges[u].push(*target);
         }
     }
@@ -631,7 +648,7 @@ fn ref_sites(cx: &SchemaCx<'_>) -> Vec<RefSite> {
         .map(|&(site, target)| RefSite {
             site,
             target: names[&target].to_owned(),
-            recursive: containing(&cx.nodes[site].pointer)
+            recursive: containing(&cx.pointer(site))
                 .into_iter()
                 .any(|u| component[u] == component[target]),
         })
@@ -666,7 +683,7 @@ fn deepest(cx: &SchemaCx<'_>) -> (usize, usize, bool) {
     let children = |i: usize| &kids[first[i]..first[i + 1]];
     let mut follows: Vec<Option<usize>> = vec![None; n];
     for r in ref_sites(cx).into_iter().filter(|r| !r.recursive) {
-        follows[r.site] = cx.index.get(&r.target).copied();
+        follows[r.site] = cx.find(&r.target);
     }
     // Heights by an explicit post-order walk: inputs can nest as deep as the parser allows,
     // and `$ref` chains deeper still. Without recursive refs the graph has no cycle; `open`
@@ -715,10 +732,10 @@ pub(crate) fn deepest_path(schema: &Value) -> (usize, Vec<(String, Option<&'stat
     let cx = SchemaCx::new(schema);
     let (levels, at, through_ref) = deepest(&cx);
     let mut path = Vec::new();
-    let mut here = cx.nodes.get(at);
-    while let Some(node) = here {
-        path.push((node.pointer.clone(), node.via));
-        here = node.parent.and_then(|p| cx.nodes.get(p));
+    let mut here = (at < cx.nodes.len()).then_some(at);
+    while let Some(i) = here {
+        path.push((cx.pointer(i).to_owned(), cx.nodes[i].via));
+        here = cx.nodes[i].parent;
     }
     path.reverse();
     (levels, path, through_ref)
@@ -784,9 +801,13 @@ fn limit_hits(limit: Limit, cx: &SchemaCx<'_>) -> Vec<Hit> {
             } else {
                 ""
             };
-            let place = &cx.nodes.get(at).map_or("", |n| n.pointer.as_str());
             (levels > max)
                 .then(|| {
+                    let place = if at < cx.nodes.len() {
+                        cx.pointer(at)
+                    } else {
+                        String::new()
+                    };
                     Hit::at(
                         "",
                         format!("{levels} levels of nesting (the deepest at #{place}{through})"),
@@ -801,7 +822,7 @@ fn limit_hits(limit: Limit, cx: &SchemaCx<'_>) -> Vec<Hit> {
                 let total: usize = e.iter().map(counted_chars).sum();
                 (total > chars).then(|| {
                     Hit::at(
-                        &n.pointer,
+                        &cx.pointer(n),
                         format!(
                             "{} values holding {} characters",
                             text::thousands(e.len()),

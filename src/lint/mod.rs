@@ -424,7 +424,7 @@ fn local_hits(
             continue;
         }
         for &member in &class.members {
-            let at = cx.nodes[member].pointer.as_str();
+            let at = cx.pointer(member);
             for r in &relative {
                 let order = r.offset.map_or(usize::MAX, |o| member + o);
                 let claimed_before = r.presence
@@ -449,15 +449,16 @@ fn local_hits(
 /// claimed dropped from a later presence rule.
 fn class_hits(local: &[Running], cx: &SchemaCx<'_>, first: usize) -> Vec<Relative> {
     let node = &cx.nodes[first];
+    let at = cx.pointer(first);
     let mut claimed: HashSet<(usize, String)> = HashSet::new();
     let mut out = Vec::new();
     let mut found = Vec::new();
     for r in local {
         found.clear();
-        checks::local_hits(&r.rule.applies, node, &mut found);
+        checks::local_hits(&r.rule.applies, node, &at, &mut found);
         let presence = is_presence(r.rule);
         for hit in found.drain(..) {
-            let offset = if hit.pointer == node.pointer {
+            let offset = if hit.pointer == at {
                 Some(0)
             } else {
                 let order = cx.order(&hit.pointer);
@@ -473,7 +474,7 @@ fn class_hits(local: &[Running], cx: &SchemaCx<'_>, first: usize) -> Vec<Relativ
                 out.push(Relative {
                     rank: r.rank,
                     rule: r.rule,
-                    suffix: hit.pointer[node.pointer.len()..].to_owned(),
+                    suffix: hit.pointer[at.len()..].to_owned(),
                     hit,
                     offset,
                     presence,

@@ -1,19 +1,23 @@
 //! Every subschema of a parameter schema, in document order, as the checks see it. The traversal
 //! itself is [`crate::schema::children`]; this only records where each node sits.
-
-use std::collections::HashMap;
+//!
+//! A node keeps the step from its parent (keyword and key or index), not its pointer: a
+//! projection can have a million nodes, most of which no rule reports on, and a pointer string
+//! each (with an index keyed by it) was the largest cost of reading one. Pointers are written
+//! for the nodes a finding names.
 
 use serde_json::Value;
 
-use crate::schema::children;
+use crate::schema::{Location, children};
 
 /// One schema position.
 #[derive(Debug, Clone)]
 pub(crate) struct Node<'a> {
-    pub pointer: String,
     pub schema: &'a Value,
     /// The keyword holding this node in its parent; `None` for the root.
     pub via: Option<&'static str>,
+    /// Where in that keyword's value the node sits (`Direct` for the root).
+    pub location: Location<'a>,
     /// The index of the node holding this one; `None` for the root.
     pub parent: Option<usize>,
     /// Levels of subschema nesting below the root: every subschema is one level below the
@@ -21,14 +25,40 @@ pub(crate) struct Node<'a> {
     pub depth: usize,
 }
 
+impl Node<'_> {
+    pub fn is_root(&self) -> bool {
+        self.parent.is_none()
+    }
+
+    /// Appends the pointer tokens from the parent to this node to `pointer`.
+    fn push_step(&self, pointer: &mut String) {
+        use std::fmt::Write as _;
+        let Some(keyword) = self.via else {
+            return;
+        };
+        pointer.push('/');
+        pointer.push_str(&crate::pointer::escape(keyword));
+        match self.location {
+            Location::Direct => {}
+            Location::Key(k) => {
+                pointer.push('/');
+                pointer.push_str(&crate::pointer::escape(k));
+            }
+            Location::Index(i) => {
+                let _ = write!(pointer, "/{i}");
+            }
+        }
+    }
+}
+
 /// The schema's nodes, root first, each before its subschemas (an explicit stack: inputs may be
 /// as deep as the JSON parser allows).
 pub(crate) fn collect(root: &Value) -> Vec<Node<'_>> {
     let mut out: Vec<Node<'_>> = Vec::new();
     let mut stack = vec![Node {
-        pointer: String::new(),
         schema: root,
         via: None,
+        location: Location::Direct,
         parent: None,
         depth: 0,
     }];
@@ -36,9 +66,9 @@ pub(crate) fn collect(root: &Value) -> Vec<Node<'_>> {
         let index = out.len();
         for child in children(node.schema).iter().rev() {
             stack.push(Node {
-                pointer: child.pointer_from(&node.pointer),
                 schema: child.schema,
                 via: Some(child.keyword.name),
+                location: child.location,
                 parent: Some(index),
                 depth: node.depth + 1,
             });
@@ -48,14 +78,29 @@ pub(crate) fn collect(root: &Value) -> Vec<Node<'_>> {
     out
 }
 
-/// Position of each node's pointer in document order, for sorting findings and for mapping a
-/// location inside a keyword's value back to the schema that holds it.
-pub(crate) fn index<'n>(nodes: &'n [Node<'_>]) -> HashMap<&'n str, usize> {
-    nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.pointer.as_str(), i))
-        .collect()
+/// The RFC 6901 pointer of node `i`, written from its ancestors' steps.
+pub(crate) fn pointer(nodes: &[Node<'_>], i: usize) -> String {
+    let mut chain = vec![i];
+    while let Some(p) = nodes[*chain.last().expect("starts with i")].parent {
+        chain.push(p);
+    }
+    let mut out = String::new();
+    for &n in chain.iter().rev() {
+        nodes[n].push_step(&mut out);
+    }
+    out
+}
+
+/// Every node's pointer, in node order: for the walks that name every node (each written from
+/// its parent's, once).
+pub(crate) fn pointers(nodes: &[Node<'_>]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        let mut p = node.parent.map_or_else(String::new, |p| out[p].clone());
+        node.push_step(&mut p);
+        out.push(p);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -72,9 +117,9 @@ mod tests {
             },
             "$defs": {"D": {"properties": {"x": {}}}}
         });
-        let got: Vec<(String, usize, Option<usize>)> = collect(&s)
-            .into_iter()
-            .map(|n| (n.pointer, n.depth, n.parent))
+        let nodes = collect(&s);
+        let got: Vec<(String, usize, Option<usize>)> = (0..nodes.len())
+            .map(|i| (pointer(&nodes, i), nodes[i].depth, nodes[i].parent))
             .collect();
         assert_eq!(
             got,
@@ -87,5 +132,15 @@ mod tests {
                 ("/$defs/D/properties/x".into(), 2, Some(4)),
             ]
         );
+        let all: Vec<String> = got.into_iter().map(|(p, _, _)| p).collect();
+        assert_eq!(pointers(&nodes), all);
+    }
+
+    #[test]
+    fn pointers_escape_keys() {
+        let s = json!({"properties": {"a/b": {"properties": {"c~d": {}}}}});
+        let nodes = collect(&s);
+        assert_eq!(pointer(&nodes, 2), "/properties/a~1b/properties/c~0d");
+        assert_eq!(pointers(&nodes)[2], "/properties/a~1b/properties/c~0d");
     }
 }

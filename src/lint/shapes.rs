@@ -34,7 +34,7 @@ pub(crate) fn classes(nodes: &[Node<'_>]) -> Vec<Class> {
     let mut index: HashMap<(u32, Option<&'static str>, bool), usize, FastHash> = HashMap::default();
     let mut out: Vec<Class> = Vec::new();
     for (i, node) in nodes.iter().enumerate() {
-        let key = (shapes[i], node.via, node.pointer.is_empty());
+        let key = (shapes[i], node.via, node.is_root());
         let next = out.len();
         let class = *index.entry(key).or_insert(next);
         if class == next {
@@ -158,19 +158,14 @@ fn same(a: &Value, b: &Value, top: bool, known: &HashMap<*const Value, u32, Fast
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint::nodes::collect;
+    use crate::lint::nodes::{collect, pointer};
     use serde_json::json;
 
     fn members(schema: &Value) -> Vec<Vec<String>> {
         let nodes = collect(schema);
         classes(&nodes)
             .into_iter()
-            .map(|c| {
-                c.members
-                    .iter()
-                    .map(|&i| nodes[i].pointer.clone())
-                    .collect()
-            })
+            .map(|c| c.members.iter().map(|&i| pointer(&nodes, i)).collect())
             .collect()
     }
 
