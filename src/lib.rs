@@ -111,7 +111,9 @@ pub fn tailor_reusing(
     let reusable = projection::tailor::options_for(profile, options).recursion == options.recursion
         || !projection::reaches_recursion(&tool.schema, &in_dialect(tool, options));
     match projected {
-        Some(projection) if reusable => Ok(projection::tailor(projection.clone(), profile)),
+        Some(projection) if reusable => {
+            Ok(projection::tailor::tailor_borrowed(projection, profile))
+        }
         _ => tailor_tool(tool, options, profile),
     }
 }

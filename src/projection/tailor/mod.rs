@@ -269,7 +269,17 @@ pub fn tailor(projection: Projection, profile: Profile) -> Tailored {
 }
 
 pub fn tailor_with(projection: Projection, profile: Profile, options: TailorOptions) -> Tailored {
-    rewrite::run(projection, profile, options)
+    rewrite::run(std::borrow::Cow::Owned(projection), profile, options)
+}
+
+/// [`tailor`] on a projection the caller keeps: the same result, without copying the
+/// projection first (only its trace is copied into the result).
+pub fn tailor_borrowed(projection: &Projection, profile: Profile) -> Tailored {
+    rewrite::run(
+        std::borrow::Cow::Borrowed(projection),
+        profile,
+        TailorOptions::default(),
+    )
 }
 
 /// When tailoring for `profile` would return `projection` as it is (the profile only checks
