@@ -576,8 +576,15 @@ impl Links {
 
     pub(crate) fn seal(&mut self) {
         for list in self.backward.values_mut() {
-            let mut seen = std::collections::HashSet::new();
-            list.retain(|p| seen.insert(p.clone()));
+            // Marked first, then kept: a set of borrowed pointers cannot live through the
+            // `retain` that drops them, and copying every pointer of a large projection into a
+            // set cost more than the rest of sealing.
+            let mut seen: std::collections::HashSet<&str, super::refgraph::FastHash> =
+                std::collections::HashSet::with_capacity_and_hasher(list.len(), Default::default());
+            let keep: Vec<bool> = list.iter().map(|p| seen.insert(p.as_str())).collect();
+            drop(seen);
+            let mut keep = keep.into_iter();
+            list.retain(|_| keep.next().unwrap_or(true));
         }
     }
 
