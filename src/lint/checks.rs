@@ -55,6 +55,10 @@ pub(crate) struct SchemaCx<'a> {
     /// pointer is first looked up (most lints of a large projection look up none, or the
     /// root only).
     by_value: OnceCell<HashMap<*const Value, usize, FastHash>>,
+    /// Each node's pointer, written when first asked for (with its ancestors'): the hits at
+    /// the copies of a subtree ask for many, each from its parent's, and the nodes no finding
+    /// names never get one.
+    pointers: OnceCell<Vec<OnceCell<String>>>,
     ollama: OnceCell<OllamaView>,
     /// The nodes grouped by equal subtrees, made when a node-local rule first runs.
     classes: OnceCell<Vec<Class>>,
@@ -69,6 +73,7 @@ impl<'a> SchemaCx<'a> {
             root,
             nodes: nodes::collect(root),
             by_value: OnceCell::new(),
+            pointers: OnceCell::new(),
             ollama: OnceCell::new(),
             classes: OnceCell::new(),
             proto: RefCell::new(HashMap::new()),
@@ -76,8 +81,34 @@ impl<'a> SchemaCx<'a> {
     }
 
     /// The pointer of node `i`.
-    pub fn pointer(&self, i: usize) -> String {
-        nodes::pointer(&self.nodes, i)
+    pub fn pointer(&self, i: usize) -> &str {
+        let cells = self
+            .pointers
+            .get_or_init(|| (0..self.nodes.len()).map(|_| OnceCell::new()).collect());
+        if let Some(done) = cells[i].get() {
+            return done;
+        }
+        // The ancestors without a pointer yet, nearest first; then each written from its
+        // parent's, from the top down (no recursion: nodes can nest as deep as the input).
+        let mut missing = vec![i];
+        while let Some(p) = self.nodes[*missing.last().expect("starts with i")].parent {
+            if cells[p].get().is_some() {
+                break;
+            }
+            missing.push(p);
+        }
+        for &n in missing.iter().rev() {
+            let node = &self.nodes[n];
+            let parent = node
+                .parent
+                .and_then(|p| cells[p].get())
+                .map_or("", String::as_str);
+            let mut at = String::with_capacity(parent.len() + 24);
+            at.push_str(parent);
+            node.push_step(&mut at);
+            let _ = cells[n].set(at);
+        }
+        cells[i].get().map_or("", String::as_str)
     }
 
     pub fn proto_path(&self, at: &str) -> String {
@@ -594,7 +625,7 @@ fn recursive_refs(cx: &SchemaCx<'_>) -> Vec<Hit> {
         .filter(|r| r.recursive)
         .map(|r| {
             let shown = format!("#{}", r.target);
-            Hit::at(&cx.pointer(r.site), shown.as_str())
+            Hit::at(cx.pointer(r.site), shown.as_str())
                 .keyword("$ref")
                 .item(shown)
         })
@@ -638,7 +669,7 @@ fn ref_sites(cx: &SchemaCx<'_>) -> Vec<RefSite> {
     };
     let mut edges = vec![Vec::new(); ids.len()];
     for (site, target) in &refs {
-        for u in containing(&cx.pointer(*site)) {
+        for u in containing(cx.pointer(*site)) {
             edges[u].push(*target);
         }
     }
@@ -648,7 +679,7 @@ fn ref_sites(cx: &SchemaCx<'_>) -> Vec<RefSite> {
         .map(|&(site, target)| RefSite {
             site,
             target: names[&target].to_owned(),
-            recursive: containing(&cx.pointer(site))
+            recursive: containing(cx.pointer(site))
                 .into_iter()
                 .any(|u| component[u] == component[target]),
         })
@@ -806,7 +837,7 @@ fn limit_hits(limit: Limit, cx: &SchemaCx<'_>) -> Vec<Hit> {
                     let place = if at < cx.nodes.len() {
                         cx.pointer(at)
                     } else {
-                        String::new()
+                        ""
                     };
                     Hit::at(
                         "",
@@ -822,7 +853,7 @@ fn limit_hits(limit: Limit, cx: &SchemaCx<'_>) -> Vec<Hit> {
                 let total: usize = e.iter().map(counted_chars).sum();
                 (total > chars).then(|| {
                     Hit::at(
-                        &cx.pointer(n),
+                        cx.pointer(n),
                         format!(
                             "{} values holding {} characters",
                             text::thousands(e.len()),
@@ -971,6 +1002,42 @@ mod tests {
                 "/$defs/B/items",
                 "/$defs/C/properties/self"
             ]
+        );
+    }
+
+    #[test]
+    fn pointers_written_on_demand_are_each_nodes_own_and_find_it_back() {
+        let s = serde_json::json!({
+            "properties": {
+                "a/b": {"anyOf": [{"items": {"type": "string"}}, {"properties": {"c~d": {}}}]},
+                "e": {"$ref": "#/$defs/D"}
+            },
+            "$defs": {"D": {"properties": {"x": {"enum": [1]}}}}
+        });
+        let cx = SchemaCx::new(&s);
+        let all = nodes::pointers(&cx.nodes);
+        // Asked deepest first, then in order: ancestors written on the way are reused.
+        for i in (0..cx.nodes.len()).rev().chain(0..cx.nodes.len()) {
+            assert_eq!(cx.pointer(i), all[i]);
+            assert_eq!(cx.find(&all[i]), Some(i), "{}", all[i]);
+            assert_eq!(cx.order(&all[i]), i);
+        }
+        // Places that are not nodes: inside a keyword's value, a missing key, an escape
+        // the nodes' pointers do not use.
+        for not_a_node in [
+            "/properties",
+            "/properties/a~1b/anyOf",
+            "/$defs/D/properties/x/enum/0",
+            "/properties/zz",
+            "/properties/a~1b/anyOf/01",
+            "/properties/a~1b/anyOf/1/properties/c~d",
+        ] {
+            assert_eq!(cx.find(not_a_node), None, "{not_a_node}");
+            assert_eq!(cx.order(not_a_node), usize::MAX);
+        }
+        assert_eq!(
+            cx.locate("/$defs/D/properties/x/enum/0"),
+            ("/$defs/D/properties/x".to_owned(), Some("enum".to_owned()))
         );
     }
 

@@ -455,7 +455,7 @@ fn class_hits(local: &[Running], cx: &SchemaCx<'_>, first: usize) -> Vec<Relativ
     let mut found = Vec::new();
     for r in local {
         found.clear();
-        checks::local_hits(&r.rule.applies, node, &at, &mut found);
+        checks::local_hits(&r.rule.applies, node, at, &mut found);
         let presence = is_presence(r.rule);
         for hit in found.drain(..) {
             let offset = if hit.pointer == at {

@@ -158,14 +158,15 @@ fn same(a: &Value, b: &Value, top: bool, known: &HashMap<*const Value, u32, Fast
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint::nodes::{collect, pointer};
+    use crate::lint::nodes::{collect, pointers};
     use serde_json::json;
 
     fn members(schema: &Value) -> Vec<Vec<String>> {
         let nodes = collect(schema);
+        let pointers = pointers(&nodes);
         classes(&nodes)
             .into_iter()
-            .map(|c| c.members.iter().map(|&i| pointer(&nodes, i)).collect())
+            .map(|c| c.members.iter().map(|&i| pointers[i].clone()).collect())
             .collect()
     }
 
