@@ -146,6 +146,21 @@ impl Adapter {
         }
     }
 
+    /// [`Adapter::at`], to move or clear it.
+    pub(crate) fn at_mut(&mut self) -> &mut String {
+        match self {
+            Adapter::NullForAbsent { at, .. }
+            | Adapter::NullMarker { at, .. }
+            | Adapter::DropUnknownKeys { at, .. }
+            | Adapter::JsonText { at, .. }
+            | Adapter::Entries { at }
+            | Adapter::EnumText { at, .. }
+            | Adapter::Wrap { at, .. }
+            | Adapter::Rename { at, .. }
+            | Adapter::Bundle { at, .. } => at,
+        }
+    }
+
     /// True for the adapters of lossy steps (the others are exact encodings).
     pub fn is_lossy(&self) -> bool {
         matches!(
