@@ -32,21 +32,8 @@ impl Node<'_> {
 
     /// Appends the pointer tokens from the parent to this node to `pointer`.
     pub fn push_step(&self, pointer: &mut String) {
-        use std::fmt::Write as _;
-        let Some(keyword) = self.via else {
-            return;
-        };
-        pointer.push('/');
-        pointer.push_str(&crate::pointer::escape(keyword));
-        match self.location {
-            Location::Direct => {}
-            Location::Key(k) => {
-                pointer.push('/');
-                pointer.push_str(&crate::pointer::escape(k));
-            }
-            Location::Index(i) => {
-                let _ = write!(pointer, "/{i}");
-            }
+        if let Some(keyword) = self.via {
+            self.location.push_tokens(keyword, pointer);
         }
     }
 }

@@ -44,10 +44,17 @@ impl Child<'_> {
     /// Appends the pointer tokens from the parent to this child to `pointer`, the parent's:
     /// a walk can keep one pointer buffer and truncate it instead of allocating per node.
     pub fn push_tokens(&self, pointer: &mut String) {
+        self.location.push_tokens(self.keyword.name, pointer);
+    }
+}
+
+impl Location<'_> {
+    /// Appends `/keyword` and this location's token, escaped, to `pointer`.
+    pub fn push_tokens(&self, keyword: &str, pointer: &mut String) {
         use std::fmt::Write as _;
         pointer.push('/');
-        pointer.push_str(&crate::pointer::escape(self.keyword.name));
-        match self.location {
+        pointer.push_str(&crate::pointer::escape(keyword));
+        match *self {
             Location::Direct => {}
             Location::Key(k) => {
                 pointer.push('/');
