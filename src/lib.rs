@@ -77,7 +77,7 @@ pub fn project_tools_streamed<U>(
         |pending| {
             let mut tool = pending.into_tool();
             let projection = project_tool_linking(&tool, options, linking);
-            tool.schema = serde_json::Value::Null;
+            tool.schema = Default::default();
             (tool, projection)
         },
         consume,

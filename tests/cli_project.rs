@@ -66,7 +66,7 @@ fn every_sample_projects_to_the_same_document_shape() {
             };
             assert_eq!(names(&reloaded), names(&manifest), "{what}: tools differ");
 
-            let mut original_rest = manifest.document.clone();
+            let mut original_rest = Value::clone(&manifest.document);
             let mut output_rest = out.clone();
             for tool in &manifest.tools {
                 let Some(pointer) = tool.schema_pointer.as_deref() else {

@@ -1070,7 +1070,7 @@ fn reproducer(options: &Options) -> (Value, Value) {
     let manifest = load_path(&sample("nested-union-pydantic.json"), None).unwrap();
     let tool = &manifest.tools[0];
     let projection = project_tool(tool, options).unwrap();
-    (tool.schema.clone(), projection.schema)
+    (Value::clone(&tool.schema), projection.schema)
 }
 
 /// (severity, rule, pointer, keyword) of a profile's findings, errors and warnings only.

@@ -88,7 +88,7 @@ fn straightforward(
         .iter()
         .map(|t| schemalens::tailor_tool(t, options, profile).ok())
         .collect();
-    let originals: Vec<FormSchema<'_>> = tools.iter().map(|t| Some((&t.schema, None))).collect();
+    let originals: Vec<FormSchema<'_>> = tools.iter().map(|t| Some((&*t.schema, None))).collect();
     let original = grouped(profile, &names, &originals);
     let projected = grouped(
         profile,
@@ -96,7 +96,10 @@ fn straightforward(
         &tools
             .iter()
             .zip(&projections)
-            .map(|(t, p)| p.as_ref().map(|p| (&p.schema, Some((&p.links, &t.schema)))))
+            .map(|(t, p)| {
+                p.as_ref()
+                    .map(|p| (&p.schema, Some((&p.links, &*t.schema))))
+            })
             .collect::<Vec<_>>(),
     );
     // The report reuses the projections' groups when tailoring changed no projection.
@@ -118,8 +121,12 @@ fn straightforward(
                 .iter()
                 .zip(&tailored)
                 .map(|(t, x)| {
-                    x.as_ref()
-                        .map(|x| (&x.projection.schema, Some((&x.projection.links, &t.schema))))
+                    x.as_ref().map(|x| {
+                        (
+                            &x.projection.schema,
+                            Some((&x.projection.links, &*t.schema)),
+                        )
+                    })
                 })
                 .collect::<Vec<_>>(),
         )

@@ -1084,7 +1084,7 @@ fn forms_and_verdicts(
     vec![
         (
             Form::Original,
-            tool.schema.clone(),
+            Value::clone(&tool.schema),
             lint.verdict(Form::Original),
         ),
         (

@@ -356,7 +356,7 @@ fn round_trips(schema: Value, payloads: &[Value]) {
     for options in [Options::inline(), Options::flat()] {
         for profile in STRICT {
             let tool = Tool {
-                schema: schema.clone(),
+                schema: std::sync::Arc::new(schema.clone()),
                 ..reproducer()
             };
             let t = schemalens::tailor_tool(&tool, &options, profile).unwrap();

@@ -139,7 +139,7 @@ fn round_trip(path: &Path, m: &Manifest) -> (BTreeMap<Profile, Tally>, Vec<Strin
         let sides = [
             (
                 Variant::Original,
-                m.tools.iter().map(|t| Some(&t.schema)).collect::<Vec<_>>(),
+                m.tools.iter().map(|t| Some(&*t.schema)).collect::<Vec<_>>(),
             ),
             (
                 Variant::Projection { mode: Mode::Flat },

@@ -647,8 +647,8 @@ fn lint_delta(
     let sides = [
         (
             Side::Original,
-            findings(old, old.map(|(_, t)| &t.schema)),
-            findings(new, new.map(|(_, t)| &t.schema)),
+            findings(old, old.map(|(_, t)| &*t.schema)),
+            findings(new, new.map(|(_, t)| &*t.schema)),
             true,
         ),
         (

@@ -225,7 +225,12 @@ fn sample_schemas() -> Vec<serde_json::Value> {
             continue;
         }
         let manifest = crate::manifest::load_path(&path, None).unwrap();
-        out.extend(manifest.tools.into_iter().map(|t| t.schema));
+        out.extend(
+            manifest
+                .tools
+                .into_iter()
+                .map(|t| std::sync::Arc::unwrap_or_clone(t.schema)),
+        );
     }
     out
 }

@@ -25,6 +25,7 @@ pub use streamed::{PendingTool, Writeback, WritebackError};
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A loaded manifest: the document as parsed and the tools found in it.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +33,9 @@ pub struct Manifest {
     /// The file path, or [`STDIN_ORIGIN`].
     pub origin: String,
     pub format: ManifestFormat,
-    pub document: Value,
+    /// Shared: a bare schema's document is its tool's schema, held once; and a manifest is
+    /// copied (a baseline, a background job) without copying what it parsed.
+    pub document: Arc<Value>,
     /// In document order. Names are untrusted text and may repeat; lint reports duplicates.
     pub tools: Vec<Tool>,
 }
@@ -43,8 +46,10 @@ pub struct Tool {
     pub name: String,
     pub description: Option<String>,
     /// The parameter schema, cloned out of the document ([`empty_parameters`] when the tool
-    /// declares none).
-    pub schema: Value,
+    /// declares none); for a bare schema, the document itself. Shared, so that a tool is
+    /// copied (into a background job, a cache, a baseline) without copying its schema, and
+    /// two copies are known equal by address.
+    pub schema: Arc<Value>,
     /// Where `schema` sits in the document; `None` when the tool declares no parameters (OpenAI
     /// without `parameters`, Gemini without either parameters key).
     pub schema_pointer: Option<String>,
@@ -92,13 +97,17 @@ pub fn load_value(
     format: Option<ManifestFormat>,
 ) -> Result<Manifest, ManifestError> {
     let (format, mut tools) = read(&document, origin, format)?;
+    let document = Arc::new(document);
     for tool in &mut tools {
-        if let Some(schema) = tool
-            .schema_pointer
-            .as_deref()
-            .and_then(|p| document.pointer(p))
-        {
-            tool.schema = schema.clone();
+        match tool.schema_pointer.as_deref() {
+            // The whole document (a bare schema): shared rather than copied.
+            Some("") => tool.schema = Arc::clone(&document),
+            Some(p) => {
+                if let Some(schema) = document.pointer(p) {
+                    tool.schema = Arc::new(schema.clone());
+                }
+            }
+            None => {}
         }
     }
     Ok(Manifest {

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
@@ -51,7 +52,7 @@ impl PendingTool {
     pub fn into_tool(self) -> Tool {
         let mut tool = self.tool;
         if let Some(text) = self.schema_text {
-            tool.schema = skeleton::parse_deferred(&text);
+            tool.schema = Arc::new(skeleton::parse_deferred(&text));
         }
         tool
     }
@@ -96,10 +97,12 @@ impl Manifest {
         let Manifest {
             origin,
             format,
-            mut document,
+            document,
             tools,
         } = self;
-        // The tools have their own copies.
+        // The tools have their own copies (a bare schema's tool shares the document, which
+        // is then copied here: this is for callers that load once and write back once).
+        let mut document = Arc::unwrap_or_clone(document);
         let (slots, _) = take_schemas(&mut document, format, &tools);
         Writeback {
             origin,
@@ -145,14 +148,14 @@ impl Writeback {
         let (format, mut tools) = read_skeleton(&mut skeleton, origin, format)?;
         let (slots, taken) = take_schemas(&mut skeleton.document, format, &tools);
         for (index, schema) in taken {
-            tools[index].schema = schema;
+            tools[index].schema = Arc::new(schema);
         }
         let mut schema_texts = vec![None; tools.len()];
         let mut texts: HashMap<String, Box<str>> = skeleton.deferred.into_iter().collect();
         for (tool, text) in tools.iter_mut().zip(&mut schema_texts) {
             if let Some(deferred) = tool.schema_pointer.as_ref().and_then(|p| texts.remove(p)) {
                 // What was moved out is the empty object standing in for it.
-                tool.schema = Value::Null;
+                tool.schema = Default::default();
                 *text = Some(deferred);
             }
         }
@@ -461,7 +464,7 @@ mod tests {
     }
 
     fn closed(tool: &Tool) -> Value {
-        let mut schema = tool.schema.clone();
+        let mut schema = Value::clone(&tool.schema);
         if let Value::Object(map) = &mut schema {
             map.insert("additionalProperties".into(), Value::Bool(false));
         }
@@ -476,7 +479,7 @@ mod tests {
             {"name": "e", "inputSchema": {"type": "object", "properties": {}}}
         ], "nextCursor": "n"}"#;
         same_as_with_schemas(text, closed);
-        same_as_with_schemas(text, |t| t.schema.clone());
+        same_as_with_schemas(text, |t| Value::clone(&t.schema));
     }
 
     #[test]
@@ -497,12 +500,12 @@ mod tests {
             {"name": "b", "inputSchema": true}
         ]}"#;
         let writeback = Writeback::load_reader(text.as_bytes(), "t", None).expect("loads");
-        assert_eq!(writeback.tools[0].schema, Value::Null);
+        assert_eq!(*writeback.tools[0].schema, Value::Null);
         assert_eq!(
             writeback.schema_texts[0].as_deref(),
             Some(r#"{"type": "object", "properties": {"p": {"enum": ["}", "\"{"]}}}"#)
         );
-        assert_eq!(writeback.tools[1].schema, Value::Bool(true));
+        assert_eq!(*writeback.tools[1].schema, Value::Bool(true));
         assert_eq!(writeback.schema_texts[1], None);
     }
 
@@ -516,7 +519,7 @@ mod tests {
              "outputSchema": {"type": "object", "properties": {"parameters": {"type": "array"}}}}
         ]}}"#;
         same_as_with_schemas(text, closed);
-        same_as_with_schemas(text, |t| t.schema.clone());
+        same_as_with_schemas(text, |t| Value::clone(&t.schema));
     }
 
     #[test]
@@ -529,7 +532,7 @@ mod tests {
             {"type": "function", "function": {"name": "c", "parameters": {"type": "object"}}}
         ]"#;
         same_as_with_schemas(text, closed);
-        same_as_with_schemas(text, |t| t.schema.clone());
+        same_as_with_schemas(text, |t| Value::clone(&t.schema));
     }
 
     #[test]

@@ -12,7 +12,7 @@ fn identity(manifest: &Manifest) -> Vec<(usize, Value)> {
         .tools
         .iter()
         .enumerate()
-        .map(|(index, tool)| (index, tool.schema.clone()))
+        .map(|(index, tool)| (index, Value::clone(&tool.schema)))
         .collect()
 }
 
@@ -31,7 +31,7 @@ fn replacing_every_schema_with_itself_gives_the_same_document() {
     for text in FIXTURES {
         let manifest = manifest(text);
         let written = manifest.with_schemas(&identity(&manifest));
-        assert_eq!(written, manifest.document, "{text}");
+        assert_eq!(written, *manifest.document, "{text}");
         assert_eq!(serde_json::to_string(&written).unwrap(), text);
     }
 }
@@ -112,8 +112,8 @@ fn written_documents_load_again_with_the_new_schemas() {
     ];
     let written = manifest.with_schemas(&replacements);
     let reloaded = load_value(written, "t.json", None).unwrap();
-    assert_eq!(reloaded.tools[0].schema, replacements[0].1);
-    assert_eq!(reloaded.tools[1].schema, replacements[1].1);
+    assert_eq!(*reloaded.tools[0].schema, replacements[0].1);
+    assert_eq!(*reloaded.tools[1].schema, replacements[1].1);
     assert_eq!(
         reloaded.tools[1].schema_pointer.as_deref(),
         Some("/2/parameters")
@@ -125,7 +125,7 @@ fn tool_lookup_by_name_returns_the_first() {
     let manifest = manifest(
         r#"[{"name":"a","input_schema":{}},{"name":"b","input_schema":true},{"name":"b","input_schema":false}]"#,
     );
-    assert_eq!(manifest.tool("b").unwrap().schema, json!(true));
+    assert_eq!(*manifest.tool("b").unwrap().schema, json!(true));
     assert!(manifest.tool("c").is_none());
 }
 
@@ -225,10 +225,25 @@ fn assert_tool_pointers_resolve(manifest: &Manifest) {
         let document = &manifest.document;
         assert!(document.pointer(&tool.tool_pointer).is_some());
         if let Some(pointer) = &tool.schema_pointer {
-            assert_eq!(document.pointer(pointer), Some(&tool.schema));
+            assert_eq!(document.pointer(pointer), Some(&*tool.schema));
         }
         if let Some(pointer) = &tool.output_schema_pointer {
             assert!(document.pointer(pointer).is_some());
         }
     }
+}
+
+#[test]
+fn a_bare_schema_is_held_once_and_copies_of_a_tool_share_its_schema() {
+    let bare = manifest(FIXTURES[0]);
+    assert!(Arc::ptr_eq(&bare.document, &bare.tools[0].schema));
+    let copy = bare.clone();
+    assert!(Arc::ptr_eq(&copy.tools[0].schema, &bare.tools[0].schema));
+    // Any other format: each tool's schema is its own, equal to the document's.
+    let mcp = manifest(r#"{"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}"#);
+    assert!(!Arc::ptr_eq(&mcp.document, &mcp.tools[0].schema));
+    assert_eq!(
+        mcp.document.pointer("/tools/0/inputSchema"),
+        Some(&*mcp.tools[0].schema)
+    );
 }

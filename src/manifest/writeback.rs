@@ -12,7 +12,7 @@ pub(crate) fn with_schemas(manifest: &Manifest, replacements: &[(usize, Value)])
 /// [`with_schemas`], moving the schemas into the document rather than copying them (a large
 /// projection is many times its input).
 pub(crate) fn with_schemas_moved(manifest: &Manifest, replacements: Vec<(usize, Value)>) -> Value {
-    let mut document = manifest.document.clone();
+    let mut document = Value::clone(&manifest.document);
     for (index, schema) in replacements {
         // An index that names no tool is a caller bug with nothing sensible to write; skipping it
         // keeps write-back total.

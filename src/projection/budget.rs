@@ -450,7 +450,10 @@ mod tests {
             }
             let manifest = crate::manifest::load_path(&path, None).expect("sample loads");
             for tool in manifest.tools {
-                out.push((format!("{} {}", path.display(), tool.name), tool.schema));
+                out.push((
+                    format!("{} {}", path.display(), tool.name),
+                    std::sync::Arc::unwrap_or_clone(tool.schema),
+                ));
             }
         }
         out

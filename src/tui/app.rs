@@ -1538,7 +1538,7 @@ impl App {
             Action::YankPointer => ("pointer", pointer.map(|p| format!("#{p}"))),
             _ => {
                 let schema = match side {
-                    Side::Original => self.tool(view.entry).map(|(_, t)| &t.schema),
+                    Side::Original => self.tool(view.entry).map(|(_, t)| &*t.schema),
                     Side::Projection => view.projection.as_ref().map(|p| &p.schema),
                 };
                 let node = pointer

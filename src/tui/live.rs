@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use std::sync::Arc;
 
 use schemalens::manifest::{self, Manifest};
 use schemalens::mcp::McpEvent;
@@ -584,7 +585,7 @@ impl App {
     fn reload_view(
         &mut self,
         old: ToolView,
-        old_schema: Option<Value>,
+        old_schema: Option<Arc<Value>>,
         computed: Option<Computed>,
     ) {
         let Some(entry) = self.current_entry() else {
@@ -726,7 +727,7 @@ pub struct Staged {
 /// A reload waiting for its projection: the view it replaces and where the user was in it.
 pub struct Reloaded {
     old: ToolView,
-    old_schema: Option<Value>,
+    old_schema: Option<Arc<Value>>,
     entry: usize,
     side: Side,
     payload: Option<(PathBuf, Option<usize>)>,

@@ -749,13 +749,13 @@ fn the_version_opened_is_kept_as_the_baseline_only_once_a_save_replaces_it() {
     let Baseline::Kept(opened) = &f.app.sources[0].baseline else {
         panic!("the opened version is kept once replaced");
     };
-    assert_eq!(opened.tools[0].schema, search_v1());
+    assert_eq!(*opened.tools[0].schema, search_v1());
     let mut v3 = search_v2();
     v3["properties"]["page"]["minimum"] = json!(1);
     save(&mut f, &manifest(v3));
     let baseline = f.app.sources[0].baseline().expect("a baseline");
     assert_eq!(
-        baseline.tools[0].schema,
+        *baseline.tools[0].schema,
         search_v1(),
         "still the version opened"
     );

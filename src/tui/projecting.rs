@@ -68,7 +68,8 @@ pub struct PayloadJob {
 }
 
 /// A tool and its baseline version, each in a manifest of its own (the diff reads a
-/// manifest's format and tools, never its document, so neither document is copied).
+/// manifest's format and tools, never its document; schemas and documents are shared, not
+/// copied).
 pub struct DiffJob {
     pub baseline: Manifest,
     pub current: Manifest,
@@ -86,7 +87,7 @@ impl DiffJob {
         let only = |m: &Manifest, tool: Option<&Tool>| Manifest {
             origin: m.origin.clone(),
             format: m.format,
-            document: serde_json::Value::Null,
+            document: Arc::clone(&m.document),
             tools: tool.into_iter().cloned().collect(),
         };
         DiffJob {
@@ -103,8 +104,8 @@ impl DiffJob {
     }
 }
 
-/// A file and its baseline, for the changes screen; each holds the tools only (the diff
-/// reads a manifest's format and tools, never its document).
+/// A file and its baseline, for the changes screen: copies that share the app's documents
+/// and schemas (see [`Manifest`]), so making the job copies none of them.
 pub struct ReportJob {
     /// `None`: the baseline is `current` itself (nothing was saved since it was opened).
     pub baseline: Option<Manifest>,
@@ -115,8 +116,8 @@ pub struct ReportJob {
 impl ReportJob {
     pub fn of(baseline: &Manifest, current: &Manifest, options: DiffOptions) -> ReportJob {
         ReportJob {
-            baseline: (!std::ptr::eq(baseline, current)).then(|| tools_only(baseline)),
-            current: tools_only(current),
+            baseline: (!std::ptr::eq(baseline, current)).then(|| baseline.clone()),
+            current: current.clone(),
             options,
         }
     }
@@ -134,16 +135,6 @@ impl ReportJob {
             baseline: baseline.origin.clone(),
             current: current.origin.clone(),
         }
-    }
-}
-
-/// `m` without its document.
-fn tools_only(m: &Manifest) -> Manifest {
-    Manifest {
-        origin: m.origin.clone(),
-        format: m.format,
-        document: serde_json::Value::Null,
-        tools: m.tools.clone(),
     }
 }
 

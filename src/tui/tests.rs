@@ -1824,3 +1824,25 @@ fn payload_verdicts_come_with_a_view_computed_in_the_background() {
     assert_eq!(rows(&app), rows(&inline));
     assert_eq!(screen(&app), screen(&inline));
 }
+
+#[test]
+fn a_request_shares_the_tool_s_schema_and_finds_its_projection_by_address() {
+    let app = open("nested-union-pydantic.json", PLAIN, 120, 30);
+    let manifest = app.sources[0].manifest.as_ref().unwrap();
+    let request = app.request_for(0, manifest, 0, &[]);
+    // The worker gets the manifest's schema itself, not a copy of it.
+    assert!(std::sync::Arc::ptr_eq(
+        &request.tool.schema,
+        &manifest.tools[0].schema
+    ));
+    // The view shown was kept in the cache: asked again, only the trees are left to build.
+    let shown = app
+        .view
+        .as_ref()
+        .and_then(|v| v.projection.clone())
+        .unwrap();
+    let cached = request
+        .cached
+        .expect("the shown projection, from the cache");
+    assert!(std::sync::Arc::ptr_eq(&cached, &shown));
+}

@@ -24,7 +24,9 @@ pub struct ProjectionCache {
 #[derive(Debug)]
 struct Entry {
     dialect: SchemaDialect,
-    schema: serde_json::Value,
+    /// The tool's own schema, shared: the same tool asked again is known by address, without
+    /// comparing (or copying) a schema that can be tens of MB.
+    schema: Arc<serde_json::Value>,
     projection: Arc<Projection>,
 }
 
@@ -58,7 +60,11 @@ impl ProjectionCache {
             self.current.clear();
             self.options = options_key;
         }
-        let same = |e: &Entry| e.dialect == tool.dialect && e.schema == tool.schema;
+        // By address first; by content for a new version's tool (a save re-reads the file).
+        let same = |e: &Entry| {
+            e.dialect == tool.dialect
+                && (Arc::ptr_eq(&e.schema, &tool.schema) || *e.schema == *tool.schema)
+        };
         if let Some(e) = self
             .current
             .get(&tool.name)

@@ -2,7 +2,6 @@
 
 use super::{Node, SchemaDialect, ShapeError, Tool, check_schema};
 use crate::manifest::source::STDIN_ORIGIN;
-use serde_json::Value;
 use std::path::Path;
 
 /// The name of a tool with no name of its own in the document.
@@ -20,7 +19,7 @@ pub(super) fn read(root: &Node<'_>, origin: &str) -> Result<Vec<Tool>, ShapeErro
         name,
         description: annotation("description").map(str::to_owned),
         // Filled in by the loader.
-        schema: Value::Null,
+        schema: Default::default(),
         schema_pointer: Some(String::new()),
         tool_pointer: String::new(),
         dialect: SchemaDialect::JsonSchema,

@@ -12,6 +12,7 @@ use super::error::ShapeError;
 use super::format::{ManifestFormat, SchemaDialect};
 use super::node::Node;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 pub(crate) use anthropic::is_server_tool_type;
 pub(crate) use gemini::{DECLARATIONS_KEYS, is_builtin_tool, json_schema_key};
@@ -88,9 +89,9 @@ fn build_tool(source: ToolSource<'_, '_>) -> Result<Tool, ShapeError> {
     let (schema, schema_pointer) = match schema {
         Some(node) => {
             check_schema(&node, dialect)?;
-            (Value::Null, Some(node.pointer))
+            (Default::default(), Some(node.pointer))
         }
-        None => (empty_parameters(), None),
+        None => (Arc::new(empty_parameters()), None),
     };
     Ok(Tool {
         name,

@@ -56,7 +56,7 @@ fn bare_pydantic_schema_is_named_from_title() {
     let tools = load(&schema, ManifestFormat::BareSchema);
     assert_eq!(tools.len(), 1);
     assert_eq!(summary(&tools[0]), ("User", Some("A user."), Some(""), ""));
-    assert_eq!(tools[0].schema, schema);
+    assert_eq!(*tools[0].schema, schema);
     assert_eq!(tools[0].dialect, SchemaDialect::JsonSchema);
 }
 
@@ -87,7 +87,7 @@ fn bare_empty_title_falls_back_to_stem() {
 fn bare_boolean_schemas_load() {
     for schema in [json!(true), json!(false)] {
         let tools = load(&schema, ManifestFormat::BareSchema);
-        assert_eq!(tools[0].schema, schema);
+        assert_eq!(*tools[0].schema, schema);
         assert_eq!(tools[0].schema_pointer.as_deref(), Some(""));
     }
 }
@@ -99,7 +99,7 @@ fn bare_draft07_definitions_schema_loads() {
         "definitions": {"Id": {"type": "integer"}},
         "$ref": "#/definitions/Id"
     });
-    assert_eq!(load(&schema, ManifestFormat::BareSchema)[0].schema, schema);
+    assert_eq!(*load(&schema, ManifestFormat::BareSchema)[0].schema, schema);
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn mcp_tools_list_result() {
             "/tools/0"
         )
     );
-    assert_eq!(tools[0].schema, object_schema("city"));
+    assert_eq!(*tools[0].schema, object_schema("city"));
     assert_eq!(
         tools[0].output_schema_pointer.as_deref(),
         Some("/tools/0/outputSchema")
@@ -300,7 +300,7 @@ fn openai_without_parameters_has_an_empty_parameter_list() {
         {"type": "function", "name": "later", "parameters": null}
     ]);
     for tool in load(&document, ManifestFormat::OpenAi) {
-        assert_eq!(tool.schema, empty_parameters());
+        assert_eq!(*tool.schema, empty_parameters());
         assert_eq!(tool.schema_pointer, None);
         assert_eq!(tool.dialect, SchemaDialect::JsonSchema);
     }
@@ -447,7 +447,7 @@ fn gemini_single_tool_object_records_dialect() {
     );
     assert_eq!(tools[1].dialect, SchemaDialect::JsonSchema);
     assert_eq!(tools[2].schema_pointer, None);
-    assert_eq!(tools[2].schema, empty_parameters());
+    assert_eq!(*tools[2].schema, empty_parameters());
 }
 
 #[test]
@@ -477,7 +477,7 @@ fn gemini_request_body_tools() {
         tools[0].schema_pointer.as_deref(),
         Some("/tools/1/functionDeclarations/0/parametersJsonSchema")
     );
-    assert_eq!(tools[0].schema, json!(true));
+    assert_eq!(*tools[0].schema, json!(true));
 }
 
 #[test]
