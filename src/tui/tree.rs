@@ -2,8 +2,9 @@
 //! walker, with each node's highlights and trace entries attached, so that rendering and
 //! navigation never look at the trace again.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 
+use hashbrown::HashTable;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
@@ -108,7 +109,11 @@ fn contains_lowercased(text: &str, needle: &str) -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct SchemaTree {
     pub nodes: Vec<Node>,
-    index: HashMap<String, NodeId>,
+    /// Node ids by pointer, hashed from each node's own pointer: a map keyed by pointer kept a
+    /// second copy of every one (225 k of them for GitHub's components schema).
+    index: HashTable<NodeId>,
+    /// Seeded per process, so a crafted document cannot aim at collisions.
+    hasher: foldhash::fast::RandomState,
     /// Every mark some node carries, in priority order: the legend reads it at every frame,
     /// and collecting it from 200 k nodes took most of a frame's time.
     present: Vec<Mark>,
@@ -227,7 +232,6 @@ impl SchemaTree {
                 }
                 stack.extend(pending.into_iter().rev());
             }
-            tree.index.insert(p.pointer.clone(), id);
             tree.nodes.push(Node {
                 pointer: p.pointer,
                 parent: p.parent,
@@ -245,6 +249,7 @@ impl SchemaTree {
                 marks: Vec::new(),
                 entries: Vec::new(),
             });
+            tree.index_last();
             schemas.push(p.schema);
         }
         if stop() {
@@ -303,7 +308,38 @@ impl SchemaTree {
     }
 
     pub fn find(&self, pointer: &str) -> Option<NodeId> {
-        self.index.get(pointer).copied()
+        let nodes = &self.nodes;
+        self.index
+            .find(self.hasher.hash_one(pointer), |&id| {
+                nodes[id as usize].pointer == pointer
+            })
+            .copied()
+    }
+
+    /// Indexes the node just added under its pointer (a later node with the same pointer
+    /// takes its place, as a map's insert would).
+    fn index_last(&mut self) {
+        let SchemaTree {
+            nodes,
+            index,
+            hasher,
+            ..
+        } = self;
+        let Some(last) = nodes.len().checked_sub(1) else {
+            return;
+        };
+        let pointer = nodes[last].pointer.as_str();
+        let pointer_of = |&id: &NodeId| nodes[id as usize].pointer.as_str();
+        match index.entry(
+            hasher.hash_one(pointer),
+            |id| pointer_of(id) == pointer,
+            |id| hasher.hash_one(pointer_of(id)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(mut found) => *found.get_mut() = last as NodeId,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(last as NodeId);
+            }
+        }
     }
 
     /// The node at `pointer`, or its closest ancestor that is a node (trace pointers may name a
@@ -534,6 +570,33 @@ mod tests {
             assert!(every.len() > 1, "{side:?}: {every:?}");
             assert_eq!(tree.marks(), every, "{side:?}");
         }
+    }
+
+    #[test]
+    fn every_node_is_found_by_its_pointer_and_nothing_else_is() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a/b": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "c~d": {"type": "array", "items": {"$ref": "#/$defs/E"}},
+                "": {"type": "integer"}
+            },
+            "$defs": {"E": {"properties": {"f": {"type": "boolean"}}}}
+        });
+        let tree = SchemaTree::build(&schema, Side::Original, &[], "root");
+        assert!(tree.nodes.len() > 8);
+        for (id, node) in tree.nodes.iter().enumerate() {
+            assert_eq!(
+                tree.find(&node.pointer),
+                Some(id as NodeId),
+                "{}",
+                node.pointer
+            );
+        }
+        assert_eq!(tree.find("/properties/a~1b/anyOf/0"), Some(2));
+        assert_eq!(tree.find("/properties/a/b"), None);
+        assert_eq!(tree.find("/properties/nope"), None);
+        assert_eq!(tree.nearest("/properties/nope"), Some(0));
     }
 
     #[test]
