@@ -17,6 +17,7 @@ use schemalens::{Mode, OpenBranches, Options, Projection};
 use super::keys::{Action, Context, Pane};
 use super::lint::PaneLint;
 use super::live::{Live, PaneChanges, Stale};
+use super::loading::Loading;
 use super::overlay::{self, Overlay};
 use super::payloads::{self, PayloadRow};
 use super::projecting::{
@@ -374,6 +375,9 @@ pub struct App {
     pub generation: u64,
     /// The projection being computed, when the shown view is not the newest asked for.
     pub pending: Option<Pending>,
+    /// The files named, while they are read and parsed in the background: there are no
+    /// tools to list until they are in.
+    pub loading: Option<Loading>,
 }
 
 /// A projection asked for and not arrived yet; what to do with it when it does.
@@ -447,6 +451,14 @@ fn load(path: &Path) -> Source {
     source
 }
 
+/// What stands for a file being loaded in the background: named and followed as the file
+/// will be.
+fn placeholder(path: &Path) -> Source {
+    let mut source = Source::new(path.display().to_string(), Err(String::new()));
+    source.file = Some(path.to_path_buf());
+    source
+}
+
 /// The tool list's rows for `sources`: every tool, or one problem row for a file without.
 pub(super) fn entries_of(sources: &[Source]) -> Vec<Entry> {
     let mut entries = Vec::new();
@@ -466,6 +478,10 @@ impl App {
         App::load_with_worker(files, options, theme, mouse, None)
     }
 
+    /// With a worker thread, `files` are loaded in the background too: the app starts with
+    /// a placeholder for each (followed by the watcher from the start) and no tools yet.
+    /// Standard input is read before the terminal is taken, as always (it may be the
+    /// terminal itself).
     pub fn load_with_worker(
         files: &[PathBuf],
         options: Options,
@@ -473,8 +489,17 @@ impl App {
         mouse: bool,
         worker: Option<Worker>,
     ) -> App {
-        let sources = files.iter().map(|f| load(f)).collect();
-        App::with_worker(sources, options, theme, mouse, worker)
+        let stdin = files.iter().any(|f| f.as_os_str() == "-");
+        let loading = worker
+            .as_ref()
+            .filter(|_| !stdin)
+            .and_then(Worker::notifier)
+            .and_then(|notify| Loading::start(files, load, notify));
+        let sources = match &loading {
+            Some(_) => files.iter().map(|f| placeholder(f)).collect(),
+            None => files.iter().map(|f| load(f)).collect(),
+        };
+        App::build(sources, options, theme, mouse, worker, loading)
     }
 
     pub fn new(sources: Vec<Source>, options: Options, theme: Theme, mouse: bool) -> App {
@@ -489,7 +514,22 @@ impl App {
         mouse: bool,
         worker: Option<Worker>,
     ) -> App {
-        let entries = entries_of(&sources);
+        App::build(sources, options, theme, mouse, worker, None)
+    }
+
+    fn build(
+        sources: Vec<Source>,
+        options: Options,
+        theme: Theme,
+        mouse: bool,
+        worker: Option<Worker>,
+        loading: Option<Loading>,
+    ) -> App {
+        // Placeholders list nothing: their tools are not known yet.
+        let entries = match loading {
+            Some(_) => Vec::new(),
+            None => entries_of(&sources),
+        };
         let mut app = App {
             sources,
             visible: (0..entries.len()).collect(),
@@ -524,6 +564,7 @@ impl App {
             worker,
             generation: 0,
             pending: None,
+            loading,
         };
         app.show_cursor_entry();
         app
@@ -889,7 +930,7 @@ impl App {
 
     /// Takes the background's results that arrived; whether the screen changed.
     pub fn poll_projection(&mut self) -> bool {
-        let mut changed = false;
+        let mut changed = self.wait_loading(Duration::ZERO);
         while let Some(done) = self.worker.as_ref().and_then(Worker::try_result) {
             self.receive(done);
             changed = true;
@@ -900,6 +941,12 @@ impl App {
     /// Waits for the projection asked for, up to `limit` after it was asked: a small tool is
     /// then drawn at once, without a progress frame in between.
     pub fn wait_projection(&mut self, limit: Duration) {
+        if let Some(loading) = &self.loading {
+            let left = (loading.started + limit).saturating_duration_since(Instant::now());
+            if !self.wait_loading(left) {
+                return;
+            }
+        }
         while let Some(pending) = &self.pending {
             let left = (pending.started + limit).saturating_duration_since(Instant::now());
             let Some(done) = self.worker.as_ref().and_then(|w| w.wait_result(left)) else {
@@ -927,13 +974,44 @@ impl App {
         }
     }
 
-    /// While projecting: when the progress indicator should move next.
+    /// The files named, once loaded in the background (waiting up to `timeout`): the tools
+    /// are listed and the first one asked for, then the saves reported meanwhile are
+    /// applied. Whether they came.
+    fn wait_loading(&mut self, timeout: Duration) -> bool {
+        let Some(sources) = self.loading.as_ref().and_then(|l| l.wait(timeout)) else {
+            return false;
+        };
+        let queued = self.loading.take().map(|l| l.queued).unwrap_or_default();
+        self.sources = sources;
+        self.entries = entries_of(&self.sources);
+        self.apply_filter();
+        let now = Instant::now();
+        for event in queued {
+            self.on_watch(event, now);
+        }
+        true
+    }
+
+    /// Waits until the files named are loaded: for flows that start on their tools
+    /// (`--why`, `--diff`).
+    pub fn finish_loading(&mut self) {
+        self.wait_loading(Duration::from_secs(24 * 3600));
+    }
+
+    /// While loading or projecting: when the progress indicator should move next.
     pub fn projection_deadline(&self) -> Option<Instant> {
-        let p = self.pending.as_ref()?;
-        Some(p.started + p.elapsed + Duration::from_millis(100))
+        let (started, elapsed) = match (&self.loading, &self.pending) {
+            (Some(l), _) => (l.started, l.elapsed),
+            (None, Some(p)) => (p.started, p.elapsed),
+            (None, None) => return None,
+        };
+        Some(started + elapsed + Duration::from_millis(100))
     }
 
     pub(super) fn tick_projection(&mut self, now: Instant) {
+        if let Some(l) = &mut self.loading {
+            l.elapsed = now.saturating_duration_since(l.started);
+        }
         if let Some(p) = &mut self.pending {
             p.elapsed = now.saturating_duration_since(p.started);
         }

@@ -357,7 +357,11 @@ impl App {
             }
             return;
         };
-        if let Some(i) = self.source_of_file(&path) {
+        if let Some(loading) = self.source_of_file(&path).and(self.loading.as_mut()) {
+            // Compared with the version being read once it is in (the watcher's first report
+            // is that same version).
+            loading.queued.push(event);
+        } else if let Some(i) = self.source_of_file(&path) {
             self.manifest_event(i, event, now);
         } else if let Some(i) = self.source_of_payload(&path) {
             self.payload_event(i, event);

@@ -848,3 +848,80 @@ fn a_payload_saved_while_a_save_is_projected_is_checked_with_it() {
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].value, Some(json!({"q": "x", "page": 1})));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The files named, loaded in the background
+// ---------------------------------------------------------------------------------------------
+
+/// `path` opened as `schemalens FILE` opens it: loaded and projected by threads of their own.
+fn open_threaded(path: &Path) -> App {
+    let worker = super::projecting::Worker::start(|| {});
+    let mut app = App::load_with_worker(
+        &[path.to_path_buf()],
+        Options::flat(),
+        PLAIN,
+        true,
+        Some(worker),
+    );
+    app.live.mode = WatchMode::Events;
+    update(
+        &mut app,
+        Action::Resize {
+            width: 120,
+            height: 36,
+        },
+    );
+    app
+}
+
+#[test]
+fn the_file_is_loaded_in_the_background_its_name_shown_then_the_same_screen_as_inline() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tools.json");
+    std::fs::write(
+        &path,
+        serde_json::to_vec_pretty(&manifest(search_v1())).unwrap(),
+    )
+    .unwrap();
+    let mut app = open_threaded(&path);
+    // Nothing is taken from the loader until the loop asks: this is the first frame.
+    assert!(app.loading.is_some());
+    assert!(app.entries.is_empty() && app.view.is_none() && app.pending.is_none());
+    snap("loading_progress", screen(&app));
+    // Keys work meanwhile, on a list with nothing in it yet.
+    for action in [Action::Down, Action::Help, Action::CloseOverlay] {
+        handle(&mut app, Msg::Action(action));
+    }
+    app.settle();
+    assert!(app.loading.is_none());
+    let inline = fixture(&manifest(search_v1()), Options::flat());
+    assert_eq!(screen(&app), screen(&inline.app));
+}
+
+#[test]
+fn a_save_reported_while_the_file_loads_is_applied_once_it_is_in() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tools.json");
+    let v1 = serde_json::to_vec_pretty(&manifest(search_v1())).unwrap();
+    std::fs::write(&path, &v1).unwrap();
+    let mut app = open_threaded(&path);
+    assert!(app.loading.is_some());
+    // The watcher's first report (the version being read), then a save.
+    handle(&mut app, changed(&path, &v1));
+    let v2 = serde_json::to_vec_pretty(&manifest(search_v2())).unwrap();
+    handle(&mut app, changed(&path, &v2));
+    app.settle();
+    // The save is checked in the background like any other, then applied.
+    app.settle();
+    let source = &app.sources[0];
+    assert_eq!(source.hash, Some(content_hash(&v2)));
+    let tools = &source.manifest.as_ref().unwrap().tools;
+    assert_eq!(*tools[0].schema, search_v2());
+    let view = app.view.as_ref().expect("the saved version shown");
+    assert!(
+        view.pane(Side::Original)
+            .tree
+            .find("/properties/page")
+            .is_some()
+    );
+}

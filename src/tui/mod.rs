@@ -10,6 +10,7 @@ mod detail;
 pub mod keys;
 mod lint;
 pub mod live;
+pub mod loading;
 mod overlay;
 mod payloads;
 pub mod projecting;
@@ -110,6 +111,10 @@ pub fn run(files: Vec<PathBuf>, opts: TuiOptions) -> color_eyre::Result<()> {
         opts.mouse,
         Some(worker),
     );
+    if opts.baseline.is_some() || opts.why.is_some() {
+        // Both start on the file's tools.
+        app.finish_loading();
+    }
     if let Some(baseline) = opts.baseline.clone() {
         app.set_baseline(baseline);
     }

@@ -327,10 +327,13 @@ pub struct Worker {
     thread: Option<JoinHandle<()>>,
     /// A worker without a thread, which tests drive one request at a time (`run_one`).
     by_hand: Option<Sender<Computed>>,
+    /// What wakes the event loop (also when the files named are loaded, see `loading`).
+    notify: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl Worker {
-    pub fn start(notify: impl Fn() + Send + 'static) -> Worker {
+    pub fn start(notify: impl Fn() + Send + Sync + 'static) -> Worker {
+        let notify: Arc<dyn Fn() + Send + Sync> = Arc::new(notify);
         let shared = Arc::new(Shared {
             slot: Mutex::new(Slot::default()),
             wake: Condvar::new(),
@@ -339,10 +342,10 @@ impl Worker {
         });
         let (tx, results) = mpsc::channel();
         let thread = {
-            let shared = shared.clone();
+            let (shared, notify) = (shared.clone(), notify.clone());
             std::thread::Builder::new()
                 .name("schemalens-projection".to_owned())
-                .spawn(move || work(&shared, &tx, notify))
+                .spawn(move || work(&shared, &tx, || notify()))
                 .ok()
         };
         Worker {
@@ -350,7 +353,14 @@ impl Worker {
             results,
             thread,
             by_hand: None,
+            notify,
         }
+    }
+
+    /// What wakes the event loop, for other background work; `None` without a thread (tests
+    /// driving the worker by hand do everything else inline too).
+    pub fn notifier(&self) -> Option<Arc<dyn Fn() + Send + Sync>> {
+        self.thread.is_some().then(|| self.notify.clone())
     }
 
     /// A worker whose requests wait until [`run_one`](Self::run_one) computes them.
@@ -367,6 +377,7 @@ impl Worker {
             results,
             thread: None,
             by_hand: Some(tx),
+            notify: Arc::new(|| {}),
         }
     }
 

@@ -1,6 +1,8 @@
 //! `render(&App, &mut Frame)`: a function of the model. The only writes are the widgets' own
 //! scroll offsets, kept in `RefCell`s as view caches.
 
+use std::time::Duration;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -13,6 +15,7 @@ use schemalens::projection::Detail;
 use super::app::{App, Entry, InputPurpose, Pending};
 use super::detail;
 use super::keys::{self, BINDINGS, Pane, Scope};
+use super::loading::Loading;
 use super::text::{clip, escape, escape_lines};
 use super::theme::{Mark, Theme, severity_glyph};
 use super::tree::Side;
@@ -276,6 +279,15 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
     }
     let Some(view) = &app.view else {
         let block = pane_block(app, Line::from(title), focused);
+        if let Some(loading) = &app.loading {
+            frame.render_widget(
+                Paragraph::new(loading_text(app, loading, side))
+                    .block(block)
+                    .wrap(Wrap { trim: false }),
+                area,
+            );
+            return;
+        }
         if let Some(pending) = &app.pending {
             frame.render_widget(
                 Paragraph::new(progress_text(app, pending, side))
@@ -442,9 +454,29 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-/// The progress indicator: it turns with the time the projection has taken so far.
-fn spinner(pending: &Pending) -> &'static str {
-    SPINNER[(pending.elapsed.as_millis() / 100) as usize % SPINNER.len()]
+/// The progress indicator: it turns with the time the work has taken so far.
+fn spinner(elapsed: Duration) -> &'static str {
+    SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()]
+}
+
+/// A tree pane while the files named are read and parsed in the background.
+fn loading_text(app: &App, loading: &Loading, side: Side) -> Vec<Line<'static>> {
+    if side == Side::Projection {
+        return Vec::new();
+    }
+    let names: Vec<&str> = loading.files.iter().map(|f| file_name(f)).collect();
+    vec![
+        Line::from(vec![
+            Span::styled(spinner(loading.elapsed), app.theme.heading()),
+            Span::raw(format!(
+                " reading {} · {:.1} s",
+                clip(&escape(&names.join(", ")), 60),
+                loading.elapsed.as_secs_f64()
+            )),
+        ]),
+        Line::from(""),
+        Line::styled("Keys work meanwhile; q quits.", app.theme.dim()),
+    ]
 }
 
 /// A tree pane while its tool is projected in the background.
@@ -456,7 +488,7 @@ fn progress_text(app: &App, pending: &Pending, side: Side) -> Vec<Line<'static>>
     };
     vec![
         Line::from(vec![
-            Span::styled(spinner(pending), theme.heading()),
+            Span::styled(spinner(pending.elapsed), theme.heading()),
             Span::raw(format!(
                 " {doing} {} ({} mode) · {:.1} s",
                 clip(&escape(&pending.tool), 40),
@@ -607,13 +639,17 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
                 theme.heading(),
             ));
         }
-        if let Some(pending) = &app.pending {
+        let busy = match (&app.loading, &app.pending) {
+            (Some(l), _) => Some(("reading", l.elapsed)),
+            (None, Some(p)) => Some((p.doing, p.elapsed)),
+            (None, None) => None,
+        };
+        if let Some((doing, elapsed)) = busy {
             spans.push(Span::raw(" │ "));
-            spans.push(Span::styled(spinner(pending), theme.heading()));
+            spans.push(Span::styled(spinner(elapsed), theme.heading()));
             spans.push(Span::raw(format!(
-                " {} {:.1} s",
-                pending.doing,
-                pending.elapsed.as_secs_f64()
+                " {doing} {:.1} s",
+                elapsed.as_secs_f64()
             )));
         }
         if let Some(profile) = app.profile {
