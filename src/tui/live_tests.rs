@@ -52,15 +52,7 @@ fn fixture(doc: &Value, options: Options) -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("tools.json");
     std::fs::write(&path, serde_json::to_vec_pretty(doc).unwrap()).unwrap();
-    let mut app = App::load(std::slice::from_ref(&path), options, PLAIN, true);
-    app.live.mode = WatchMode::Events;
-    update(
-        &mut app,
-        Action::Resize {
-            width: 120,
-            height: 36,
-        },
-    );
+    let app = open_with(&path, options, None);
     Fixture {
         _dir: dir,
         path,
@@ -622,22 +614,7 @@ fn fixture_by_hand(doc: &Value, options: Options) -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("tools.json");
     std::fs::write(&path, serde_json::to_vec_pretty(doc).unwrap()).unwrap();
-    let worker = super::projecting::Worker::by_hand();
-    let mut app = App::load_with_worker(
-        std::slice::from_ref(&path),
-        options,
-        PLAIN,
-        true,
-        Some(worker),
-    );
-    app.live.mode = WatchMode::Events;
-    update(
-        &mut app,
-        Action::Resize {
-            width: 120,
-            height: 36,
-        },
-    );
+    let mut app = open_with(&path, options, Some(super::projecting::Worker::by_hand()));
     run_worker(&mut app);
     assert!(app.view.is_some());
     Fixture {
@@ -855,14 +832,16 @@ fn a_payload_saved_while_a_save_is_projected_is_checked_with_it() {
 
 /// `path` opened as `schemalens FILE` opens it: loaded and projected by threads of their own.
 fn open_threaded(path: &Path) -> App {
-    let worker = super::projecting::Worker::start(|| {});
-    let mut app = App::load_with_worker(
-        &[path.to_path_buf()],
+    open_with(
+        path,
         Options::flat(),
-        PLAIN,
-        true,
-        Some(worker),
-    );
+        Some(super::projecting::Worker::start(|| {})),
+    )
+}
+
+/// `path` opened with `worker` (none: everything inline), followed, on a 120×36 screen.
+fn open_with(path: &Path, options: Options, worker: Option<super::projecting::Worker>) -> App {
+    let mut app = App::load_with_worker(&[path.to_path_buf()], options, PLAIN, true, worker);
     app.live.mode = WatchMode::Events;
     update(
         &mut app,

@@ -279,18 +279,14 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect, side: Side) {
     }
     let Some(view) = &app.view else {
         let block = pane_block(app, Line::from(title), focused);
-        if let Some(loading) = &app.loading {
+        let progress = match (&app.loading, &app.pending) {
+            (Some(loading), _) => Some(loading_text(app, loading, side)),
+            (None, Some(pending)) => Some(progress_text(app, pending, side)),
+            (None, None) => None,
+        };
+        if let Some(progress) = progress {
             frame.render_widget(
-                Paragraph::new(loading_text(app, loading, side))
-                    .block(block)
-                    .wrap(Wrap { trim: false }),
-                area,
-            );
-            return;
-        }
-        if let Some(pending) = &app.pending {
-            frame.render_widget(
-                Paragraph::new(progress_text(app, pending, side))
+                Paragraph::new(progress)
                     .block(block)
                     .wrap(Wrap { trim: false }),
                 area,
