@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use schemalens::manifest::{ManifestFormat, Writeback};
-use schemalens::{Linking, Mode, Options, project_tools_streamed};
+use schemalens::{Mode, Options, project_tools_written};
 use serde_json::Value;
 
 /// The binary's allocator, counting live bytes while `COUNTING` is on.
@@ -101,10 +101,10 @@ fn project_text(text: &str, origin: &str, options: &Options) -> String {
     let order = if single { vec![0] } else { writeback.order() };
     let tools = writeback.take_tools(&order);
     let mut out = Vec::new();
-    project_tools_streamed(tools, options, Linking::Skip, |projections| {
+    project_tools_written(tools, options, |projections| {
         let mut next = |_: usize| {
-            let (_, projection) = projections.next().expect("one projection per tool");
-            Ok::<_, ()>(projection.expect("bench inputs project").schema)
+            let (_, written) = projections.next().expect("one projection per tool");
+            Ok::<_, ()>(written.expect("bench inputs project").schema)
         };
         match single {
             true => serde_json::to_writer_pretty(&mut out, &next(0).expect("made"))

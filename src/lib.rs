@@ -25,7 +25,7 @@ pub use projection::{
 
 use lint::Profile;
 use manifest::{PendingTool, SchemaDialect, Tool};
-use projection::Tailored;
+use projection::{Tailored, Written};
 
 /// Projects a tool's parameter schema in the dialect its manifest declares (Gemini
 /// `parameters` are OpenAPI 3.0 Schema Objects, where `nullable` means something).
@@ -72,13 +72,42 @@ pub fn project_tools_streamed<U>(
     linking: Linking,
     consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, Result<Projection, ProjectionError>)>) -> U,
 ) -> U {
+    each_tool_streamed(
+        tools,
+        |tool| project_tool_linking(tool, options, linking),
+        consume,
+    )
+}
+
+/// [`project_tools_streamed`] for a caller that writes each schema out as it is (`project`
+/// without a provider): no links, and a `$ref` target inlined at many places held once (see
+/// [`projection::WrittenSchema`]).
+pub fn project_tools_written<U>(
+    tools: Vec<PendingTool>,
+    options: &Options,
+    consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, Result<Written, ProjectionError>)>) -> U,
+) -> U {
+    each_tool_streamed(tools, |tool| project_tool_written(tool, options), consume)
+}
+
+/// [`projection::project_written`] of a tool, in the dialect its manifest declares.
+pub fn project_tool_written(tool: &Tool, options: &Options) -> Result<Written, ProjectionError> {
+    projection::project_written(&tool.schema, &in_dialect(tool, options))
+}
+
+/// `make` of each tool on the workers, the tool's schema parsed there and dropped after.
+fn each_tool_streamed<T: Send, U>(
+    tools: Vec<PendingTool>,
+    make: impl Fn(&Tool) -> T + Sync,
+    consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, T)>) -> U,
+) -> U {
     parallel::map_streamed(
         tools,
         |pending| {
             let mut tool = pending.into_tool();
-            let projection = project_tool_linking(&tool, options, linking);
+            let made = make(&tool);
             tool.schema = Default::default();
-            (tool, projection)
+            (tool, made)
         },
         consume,
     )

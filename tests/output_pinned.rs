@@ -16,8 +16,12 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use schemalens::manifest::{self, Manifest};
-use schemalens::{Linking, Projection, project_tool, project_tool_linking};
+use schemalens::manifest::{self, Manifest, Tool};
+use schemalens::projection::TraceEntry;
+use schemalens::{
+    Linking, Options, Projection, ProjectionError, project_tool, project_tool_linking,
+    project_tool_written,
+};
 
 const DIGESTS: &str = "tests/data/projection-digests.txt";
 const CORPUS_PREFIX: &str = "corpus:";
@@ -151,11 +155,8 @@ fn projections_equal_the_pinned_output() {
     eprintln!("{} pinned projections unchanged", pinned.len());
 }
 
-/// `project` without `--provider` projects without links (`Linking::Skip`), and then records
-/// fewer notes as it walks (none per node in inline mode): its schema and trace must be the
-/// ones pinned above, made with the links, for every tool and configuration.
-#[test]
-fn projections_without_links_have_the_pinned_schema_and_trace() {
+/// Every sample manifest, and every corpus manifest when `SCHEMALENS_CORPUS` is set.
+fn samples_and_corpus() -> Vec<Manifest> {
     let mut manifests: Vec<Manifest> = support::samples()
         .iter()
         .map(|s| support::load(s))
@@ -168,44 +169,78 @@ fn projections_without_links_have_the_pinned_schema_and_trace() {
             );
         }
     }
+    manifests
+}
+
+/// Hands `check` the pinned projection (`project_tool`) and `other`'s of every sample and
+/// corpus tool under every configuration, with a label naming them; where one fails, both must
+/// fail alike. Returns how many were compared.
+fn against_pinned<T>(
+    other: impl Fn(&Tool, &Options) -> Result<T, ProjectionError>,
+    check: impl Fn(&str, Projection, T),
+) -> usize {
+    let manifests = samples_and_corpus();
     let mut compared = 0;
     for tool in manifests.iter().flat_map(|m| &m.tools) {
         for (label, options) in common::configs(None) {
-            let with = project_tool(tool, &options);
-            let without = project_tool_linking(tool, &options, Linking::Skip);
-            match (with, without) {
-                (Ok(with), Ok(without)) => {
-                    assert!(
-                        without.links.is_empty(),
-                        "{}/{label}: links made",
-                        tool.name
-                    );
-                    assert_eq!(without.schema, with.schema, "{}/{label}: schema", tool.name);
-                    assert_eq!(
-                        serde_json::to_string(&without.trace).expect("the trace serializes"),
-                        serde_json::to_string(&with.trace).expect("the trace serializes"),
-                        "{}/{label}: trace",
-                        tool.name
-                    );
+            let label = format!("{}/{label}", tool.name);
+            match (project_tool(tool, &options), other(tool, &options)) {
+                (Ok(pinned), Ok(made)) => check(&label, pinned, made),
+                (Err(pinned), Err(made)) => {
+                    assert_eq!(made.to_string(), pinned.to_string(), "{label}")
                 }
-                (Err(with), Err(without)) => {
-                    assert_eq!(
-                        without.to_string(),
-                        with.to_string(),
-                        "{}/{label}",
-                        tool.name
-                    )
+                (pinned, made) => {
+                    panic!("{label}: pinned {:?}, other {:?}", pinned.err(), made.err())
                 }
-                (with, without) => panic!(
-                    "{}/{label}: with links {:?}, without {:?}",
-                    tool.name,
-                    with.err(),
-                    without.err()
-                ),
             }
             compared += 1;
         }
     }
     assert!(compared > 100, "only {compared} projections compared");
+    compared
+}
+
+fn trace_json(trace: &[TraceEntry]) -> String {
+    serde_json::to_string(trace).expect("the trace serializes")
+}
+
+/// `project` without `--provider` projects without links (`Linking::Skip`), and then records
+/// fewer notes as it walks (none per node in inline mode): its schema and trace must be the
+/// ones pinned above, made with the links, for every tool and configuration.
+#[test]
+fn projections_without_links_have_the_pinned_schema_and_trace() {
+    let compared = against_pinned(
+        |tool, options| project_tool_linking(tool, options, Linking::Skip),
+        |label, with, without| {
+            assert!(without.links.is_empty(), "{label}: links made");
+            assert_eq!(without.schema, with.schema, "{label}: schema");
+            assert_eq!(
+                trace_json(&without.trace),
+                trace_json(&with.trace),
+                "{label}: trace"
+            );
+        },
+    );
     eprintln!("{compared} projections without links equal those with");
+}
+
+/// `project` without `--provider` writes the projection as it is held, each `$ref` target
+/// inlined at several places shared rather than copied (inline mode): the bytes it writes, its
+/// trace and its value copied out must be those pinned above, for every tool and configuration.
+#[test]
+fn written_projections_print_the_pinned_bytes_and_trace() {
+    let compared = against_pinned(project_tool_written, |label, pinned, written| {
+        assert_eq!(
+            serde_json::to_string_pretty(&written.schema).expect("JSON serializes"),
+            serde_json::to_string_pretty(&pinned.schema).expect("JSON serializes"),
+            "{label}: written bytes"
+        );
+        assert_eq!(
+            trace_json(&written.trace),
+            trace_json(&pinned.trace),
+            "{label}: trace"
+        );
+        assert_eq!(written.schema.into_value(), pinned.schema, "{label}: value");
+    });
+    eprintln!("{compared} written projections equal the pinned ones");
 }

@@ -2,7 +2,7 @@
 
 use schemalens::lint::Profile;
 use schemalens::manifest::{self, Manifest, PendingTool, Tool, Writeback};
-use schemalens::projection::{Detail, Tailored};
+use schemalens::projection::{Detail, Tailored, TraceEntry, Written};
 use schemalens::{
     Linking, Options, Projection, ProjectionError, project_tool, project_tool_linking,
 };
@@ -102,6 +102,27 @@ pub fn project_streamed<U>(
     })
 }
 
+/// [`project_streamed`] for a caller that writes each schema out as it is (see
+/// [`schemalens::project_tools_written`]).
+pub fn project_written<U>(
+    origin: &str,
+    tools: Vec<PendingTool>,
+    options: &Options,
+    consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, Result<Written, Failure>)>) -> U,
+) -> U {
+    schemalens::project_tools_written(tools, options, |results| {
+        let mut with_context = results.map(|(tool, result)| {
+            let result = result.map_err(|e| failure(origin, &tool, &e)).inspect(|w| {
+                for warning in lowered_depth_warnings(&tool, &w.trace) {
+                    eprintln!("{warning}");
+                }
+            });
+            (tool, result)
+        });
+        consume(&mut with_context)
+    })
+}
+
 /// [`project_selected`], with `then` applied to each projection (and the tool's position in
 /// `selected`) on the thread that made it (checkers compile there too), the results handed to `consume` in the tools' order as they
 /// are made (see [`schemalens::parallel::map_streamed`]): a caller that is done with each
@@ -126,7 +147,7 @@ pub fn project_selected_then<T: Send, U>(
         |(k, tool)| {
             let done = project_tool_linking(tool, options, linking).map(|projection| {
                 (
-                    lowered_depth_warnings(tool, &projection),
+                    lowered_depth_warnings(tool, &projection.trace),
                     then(k, tool, projection),
                 )
             });
@@ -152,7 +173,7 @@ fn projected(
     result: Result<Projection, ProjectionError>,
 ) -> Result<Projection, Failure> {
     let projection = result.map_err(|e| failure(origin, tool, &e))?;
-    for w in lowered_depth_warnings(tool, &projection) {
+    for w in lowered_depth_warnings(tool, &projection.trace) {
         eprintln!("{w}");
     }
     Ok(projection)
@@ -175,9 +196,8 @@ fn failure(origin: &str, tool: &Tool, e: &ProjectionError) -> Failure {
 
 /// Every command's verdicts depend on the depth recursion was unrolled to, so a depth
 /// lowered to fit the unrolling budget is said whatever the command.
-fn lowered_depth_warnings(tool: &Tool, projection: &Projection) -> Vec<String> {
-    projection
-        .trace
+fn lowered_depth_warnings(tool: &Tool, trace: &[TraceEntry]) -> Vec<String> {
+    trace
         .iter()
         .filter(|e| matches!(e.detail, Detail::RecursionLowered { .. }))
         .map(|e| format!("warning: tool {:?}: {}", tool.name, e.message()))

@@ -7,7 +7,7 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use schemalens::manifest::{self, Manifest, ManifestFormat, Tool, WritebackError};
-use schemalens::projection::{Detail, TraceEntry};
+use schemalens::projection::{Detail, TraceEntry, WrittenSchema};
 use schemalens::watch::{ProjectionCache, Target, WatchConfig, WatchEvent, Watcher};
 use schemalens::{Linking, Options, Projection};
 use serde_json::Value;
@@ -28,29 +28,21 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     // The tools go to the projection in the order their schemas are written (the writer needs
     // only the document); a tool left out by `--tool` is dropped here with its schema.
     let tools = writeback.take_tools(&order);
-    // Tailoring reads the links; the plain projection is only written out.
-    let linking = match args.tailor.provider {
-        Some(_) => Linking::Build,
-        None => Linking::Skip,
-    };
     // The provider's own way with recursion (openai-strict keeps `$defs`), as `lint`,
     // `explain` and `--watch` have it.
     let options = args.projection.options_for(args.tailor.provider);
     let released = Cell::new(tools.is_empty());
     let mut out = HeldStdout::buffered(&released);
     let mut left = tools.len();
-    input::project_streamed(&writeback.origin, tools, &options, linking, |projections| {
+    let mut write = |schemas: &mut dyn Iterator<Item = Result<WrittenSchema, Failure>>| {
         // Asked for in `order`, which is the order the projections come in.
         let mut schema_of = |_: usize| {
-            let (tool, projection) = projections
-                .next()
-                .expect("one projection per selected tool");
-            let projection = projection?;
+            let schema = schemas.next().expect("one projection per selected tool")?;
             left -= 1;
             // Every warning and error is out once the last tool is made: from here on,
             // what is written goes straight to stdout.
             released.set(left == 0);
-            Ok(output_schema(&tool, projection, args))
+            Ok(schema)
         };
         match single {
             true => {
@@ -65,7 +57,31 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
                 Ok(()) | Err(WritebackError::Io(_)) => Ok(()),
             },
         }
-    })?;
+    };
+    let origin = writeback.origin.clone();
+    match args.tailor.provider {
+        // Tailoring reads the links and rewrites the whole schema.
+        Some(profile) => {
+            input::project_streamed(&origin, tools, &options, Linking::Build, |projections| {
+                write(&mut projections.map(|(tool, projection)| {
+                    projection.map(|p| {
+                        warn_about_losses(&tool.name, &p.trace);
+                        let tailored = input::tailor(&tool, p, profile);
+                        WrittenSchema::from(tailored.projection.schema)
+                    })
+                }))
+            })
+        }
+        // The plain projection is only written out.
+        None => input::project_written(&origin, tools, &options, |written| {
+            write(&mut written.map(|(tool, written)| {
+                written.map(|w| {
+                    warn_about_losses(&tool.name, &w.trace);
+                    w.schema
+                })
+            }))
+        }),
+    }?;
     released.set(true);
     let _ = writeln!(out).and_then(|()| out.flush());
     Ok(exit::OK)
@@ -74,7 +90,7 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
 /// Not freed: the process ends once the schema is written, and its pages then go back to the
 /// system all at once, whereas dropping a large projection visits and frees each of its nodes
 /// (the components schema's 35 MB projection: about a tenth of the run).
-fn leave_to_exit(schema: Value) {
+fn leave_to_exit(schema: WrittenSchema) {
     std::mem::forget(schema);
 }
 

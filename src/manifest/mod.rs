@@ -20,7 +20,7 @@ pub use format::{ManifestFormat, ParseFormatError, SchemaDialect};
 pub use formats::empty_parameters;
 pub use position::{Position, Span, TextIndex};
 pub use source::STDIN_ORIGIN;
-pub use streamed::{PendingTool, Writeback, WritebackError};
+pub use streamed::{FilledSchema, PendingTool, Writeback, WritebackError};
 
 use serde_json::Value;
 use std::io::Read;

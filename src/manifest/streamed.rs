@@ -17,6 +17,7 @@ use super::skeleton::{self, Skeleton};
 use super::writeback::insertion_point;
 use super::{Manifest, ManifestError, ManifestFormat, Tool, source};
 use crate::pointer;
+use crate::projection::WrittenSchema;
 
 /// A manifest taken apart for [`Writeback::write_pretty`]: its tools, and its document without
 /// their parameter schemas (each tool has its own, so the document does not hold them a second
@@ -263,10 +264,10 @@ impl Writeback {
     /// Writes what `serde_json::to_writer_pretty` writes for [`Manifest::with_schemas`] of the
     /// selected tools, asking `fill` for each tool's schema (by index, in [`Writeback::order`])
     /// when the writer reaches its place.
-    pub fn write_pretty<W: Write, E>(
+    pub fn write_pretty<W: Write, T: FilledSchema, E>(
         &self,
         out: W,
-        fill: impl FnMut(usize) -> Result<Value, E>,
+        fill: impl FnMut(usize) -> Result<T, E>,
     ) -> Result<(), WritebackError<E>> {
         let filler = RefCell::new(Filler { fill, failed: None });
         let root = Spliced {
@@ -319,8 +320,27 @@ struct Filler<F, E> {
     failed: Option<E>,
 }
 
-impl<F: FnMut(usize) -> Result<Value, E>, E> Filler<F, E> {
-    fn take(&mut self, tool: usize) -> Option<Value> {
+/// A tool's schema as [`Writeback::write_pretty`] takes it: a value, or a projection written
+/// as it is held (see [`WrittenSchema`]).
+pub trait FilledSchema: Serialize {
+    /// Whether it is the stand-in a format's reader puts for a tool without parameters.
+    fn is_empty_parameters(&self) -> bool;
+}
+
+impl FilledSchema for Value {
+    fn is_empty_parameters(&self) -> bool {
+        *self == empty_parameters()
+    }
+}
+
+impl FilledSchema for WrittenSchema {
+    fn is_empty_parameters(&self) -> bool {
+        self.equals(&empty_parameters())
+    }
+}
+
+impl<F: FnMut(usize) -> Result<T, E>, T, E> Filler<F, E> {
+    fn take(&mut self, tool: usize) -> Option<T> {
         match (self.fill)(tool) {
             Ok(schema) => Some(schema),
             Err(e) => {
@@ -339,8 +359,8 @@ struct Spliced<'a, F, E> {
     filler: &'a RefCell<Filler<F, E>>,
 }
 
-impl<F: FnMut(usize) -> Result<Value, E>, E> Spliced<'_, F, E> {
-    fn fill<Er: serde::ser::Error>(&self, tool: usize) -> Result<Value, Er> {
+impl<F: FnMut(usize) -> Result<T, E>, T: FilledSchema, E> Spliced<'_, F, E> {
+    fn fill<Er: serde::ser::Error>(&self, tool: usize) -> Result<T, Er> {
         self.filler
             .borrow_mut()
             .take(tool)
@@ -358,7 +378,7 @@ impl<F: FnMut(usize) -> Result<Value, E>, E> Spliced<'_, F, E> {
     fn serialize_object<S: Serializer>(
         &self,
         serializer: S,
-        inserted: Option<(&str, Value)>,
+        inserted: Option<(&str, T)>,
     ) -> Result<S::Ok, S::Error> {
         let Value::Object(entries) = self.value else {
             return self.value.serialize(serializer);
@@ -397,7 +417,7 @@ impl<F: FnMut(usize) -> Result<Value, E>, E> Spliced<'_, F, E> {
     }
 }
 
-impl<F: FnMut(usize) -> Result<Value, E>, E> Serialize for Spliced<'_, F, E> {
+impl<F: FnMut(usize) -> Result<T, E>, T: FilledSchema, E> Serialize for Spliced<'_, F, E> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.slot.fill {
             // Made, written and dropped here: only this tool's projection is held.
@@ -405,7 +425,7 @@ impl<F: FnMut(usize) -> Result<Value, E>, E> Serialize for Spliced<'_, F, E> {
             Some(Fill::Insert { tool, key }) => {
                 let schema = self.fill(tool)?;
                 // Replacing a missing schema by the stand-in leaves the document as it was.
-                let inserted = (schema != empty_parameters()).then_some((key, schema));
+                let inserted = (!schema.is_empty_parameters()).then_some((key, schema));
                 self.serialize_object(serializer, inserted)
             }
             None if self.slot.children.is_empty() => self.value.serialize(serializer),

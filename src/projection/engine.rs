@@ -2,13 +2,15 @@
 //! targets and spending a node budget as it emits.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use super::budget::{self, Budgets, Plan, ProjectionError};
-use super::out::{NoteKind, Notes, Out};
+use super::out::{NoteKind, Notes, Out, RareNote, Shared};
 use super::refgraph::{FastHash, RefGraph, StateKey, TargetId, Unrolling, is_union};
 use super::trace::{Detail, Links, Rule, TraceEntry};
+use super::written::{Written, WrittenSchema};
 use super::{Linking, Mode, Options, Projection, allof, guards, unions};
 use crate::pointer;
 use crate::schema::keywords::{self, IDENTIFIERS, Keyword, Position, Slot};
@@ -41,11 +43,20 @@ struct Cut {
 }
 
 struct Memo {
-    out: Out,
+    kept: Kept,
     size: usize,
     height: usize,
     /// Expansions still to come: the last one takes `out` instead of copying it.
     remaining: u32,
+}
+
+/// A projection kept for the later expansions of its state.
+enum Kept {
+    /// Copied at each: flat mode's rules read and rewrite the subtrees they merge.
+    Copied(Out),
+    /// Shared by all (inline mode, where rules change only the root of an expansion, after
+    /// [`Out::materialize_root`]).
+    Shared(Arc<Shared>, bool),
 }
 
 pub(crate) struct Engine<'a> {
@@ -116,7 +127,49 @@ impl<'a> Engine<'a> {
 
     /// The projection, and the nodes the walk emitted and the estimate promised, which
     /// are equal (checked in debug builds and by the budget tests).
-    pub(crate) fn run_counted(mut self) -> Result<(Projection, Counted), ProjectionError> {
+    pub(crate) fn run_counted(self) -> Result<(Projection, Counted), ProjectionError> {
+        let linking = self.linking;
+        let mode = self.opts.mode;
+        let draft = self.draft;
+        let cancel = self.opts.cancel.clone();
+        let (mut out, counted) = self.walk()?;
+        let notes = std::mem::take(&mut out.notes)
+            .materialize(&mut out.value, &cancel)
+            .map_err(|at| ProjectionError::Cancelled { at })?;
+        let (trace, links) = finish(&out.value, notes, linking);
+        let projection = Projection {
+            schema: out.value,
+            mode,
+            draft,
+            trace,
+            links,
+        };
+        Ok((projection, counted))
+    }
+
+    /// The projection as `project` writes it, without links: each `$ref` target inlined at
+    /// several places is held once, and written at each (see [`WrittenSchema`]).
+    pub(crate) fn run_written(self) -> Result<Written, ProjectionError> {
+        let shares = !self.flat();
+        let (mut out, _) = self.linking(Linking::Skip).walk()?;
+        if !shares {
+            // Nothing stands in: the notes are taken (and freed) as the trace is made.
+            let (trace, _) = finish(&out.value, std::mem::take(&mut out.notes), Linking::Skip);
+            return Ok(Written {
+                schema: WrittenSchema::from(out.value),
+                trace,
+            });
+        }
+        let trace = trace_of_shared(&out.value, &out.notes);
+        Ok(Written {
+            schema: WrittenSchema::new(out.value, out.notes.keep_shared()),
+            trace,
+        })
+    }
+
+    /// The projected root, with its notes; in inline mode, reused expansions still stand in
+    /// for their shared projections.
+    fn walk(mut self) -> Result<(Out, Counted), ProjectionError> {
         let plan = budget::plan(&self.graph, self.opts.recursion, self.budgets)?;
         self.unrolling = plan.unrolling;
         let mut estimate = budget::Estimate::new(&self.graph, plan.unrolling, self.budgets.nodes);
@@ -124,6 +177,8 @@ impl<'a> Engine<'a> {
         self.expansions = estimate.expansions();
         self.open_root();
         let mut out = self.node(self.root, "", 0)?;
+        // The root gains `$defs` and keeps its dialect in place.
+        out.materialize_root();
         self.emit_kept_definitions(&mut out)?;
         let counted = Counted {
             emitted: self.emitted as u64,
@@ -139,15 +194,7 @@ impl<'a> Engine<'a> {
         }
         note_lowered_depth(&plan, &mut out);
         keep_root_dialect(self.root, &mut out.value);
-        let (trace, links) = finish(&out.value, std::mem::take(&mut out.notes), self.linking);
-        let projection = Projection {
-            schema: out.value,
-            mode: self.opts.mode,
-            draft: self.draft,
-            trace,
-            links,
-        };
-        Ok((projection, counted))
+        Ok((out, counted))
     }
 
     pub(crate) fn flat(&self) -> bool {
@@ -520,13 +567,24 @@ impl<'a> Engine<'a> {
         }
         let height = self.deepest - depth;
         self.deepest = self.deepest.max(saved_deepest);
-        let out = result?;
+        let mut out = result?;
         let remaining = self.expansions.get(&key).map_or(0, |n| n.saturating_sub(1));
         if remaining > 0 {
+            let kept = if self.flat() {
+                Kept::Copied(out.clone())
+            } else {
+                let shared = Arc::new(Shared {
+                    value: std::mem::take(&mut out.value),
+                    notes: std::mem::take(&mut out.notes),
+                    origin: pointer,
+                });
+                out = Out::shared(Arc::clone(&shared), out.exact);
+                Kept::Shared(shared, out.exact)
+            };
             self.memo.insert(
                 key,
                 Memo {
-                    out: out.clone(),
+                    kept,
                     size: self.emitted - before,
                     height,
                     remaining,
@@ -536,14 +594,22 @@ impl<'a> Engine<'a> {
         Ok(out)
     }
 
-    /// A copy of a kept projection, or the projection itself at its last expansion.
+    /// A copy of a kept projection (or the projection itself at its last expansion), or a
+    /// stand-in for a shared one.
     fn reuse(&mut self, key: &StateKey) -> Out {
         let memo = self.memo.get_mut(key).expect("looked up by the caller");
         memo.remaining -= 1;
-        if memo.remaining == 0 {
-            self.memo.remove(key).expect("present").out
+        let kept = if memo.remaining == 0 {
+            self.memo.remove(key).expect("present").kept
         } else {
-            memo.out.clone()
+            match &memo.kept {
+                Kept::Copied(out) => return out.clone(),
+                Kept::Shared(shared, exact) => return Out::shared(Arc::clone(shared), *exact),
+            }
+        };
+        match kept {
+            Kept::Copied(out) => out,
+            Kept::Shared(shared, exact) => Out::shared(shared, exact),
         }
     }
 
@@ -564,6 +630,9 @@ impl<'a> Engine<'a> {
             })
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        if !siblings.is_empty() {
+            target.materialize_root();
+        }
         let (annotations, constraints): (Vec<_>, Vec<_>) = siblings
             .keys()
             .cloned()
@@ -742,16 +811,43 @@ fn finish(value: &Value, notes: Notes, linking: Linking) -> (Vec<TraceEntry>, Li
             links.insert(at.to_owned(), origs.to_vec())
         }
         NoteKind::Link(_) => {}
-        NoteKind::Trace(t) => trace.push(TraceEntry {
-            rule: t.rule,
-            at: at.to_owned(),
-            from: t.from,
-            detail: t.detail,
-        }),
+        NoteKind::Rare(rare) => match *rare {
+            RareNote::Trace(t) => trace.push(TraceEntry {
+                rule: t.rule,
+                at: at.to_owned(),
+                from: t.from,
+                detail: t.detail,
+            }),
+            RareNote::Shared(_) => debug_assert!(false, "finish takes materialized notes"),
+        },
     });
     links.seal();
     trace.sort_by_cached_key(|e| (document_position(value, &e.at), e.rule));
     (trace, links)
+}
+
+/// The trace of a projection whose reused expansions stand in for their shared projections:
+/// the entries [`finish`] makes of its materialized form, in the same order (each entry's
+/// place in the document found as the walk reaches it, not from the root for each).
+fn trace_of_shared(value: &Value, notes: &Notes) -> Vec<TraceEntry> {
+    let mut placed: Vec<(Vec<usize>, TraceEntry)> = Vec::new();
+    notes.walk_traces(
+        Some(value),
+        &mut String::new(),
+        &mut Vec::new(),
+        &mut |at, position, t| {
+            let entry = TraceEntry {
+                rule: t.rule,
+                at: at.to_owned(),
+                from: t.from.clone(),
+                detail: t.detail.clone(),
+            };
+            placed.push((position.to_vec(), entry));
+        },
+    );
+    // Stable, as `finish`'s sort is.
+    placed.sort_by(|(a, x), (b, y)| (a, x.rule).cmp(&(b, y.rule)));
+    placed.into_iter().map(|(_, entry)| entry).collect()
 }
 
 /// The child indices leading to `pointer`; sorting by them is a pre-order walk of the document.
@@ -759,21 +855,29 @@ fn document_position(root: &Value, pointer: &str) -> Vec<usize> {
     let mut position = Vec::new();
     let mut node = root;
     for token in pointer::tokens(pointer).unwrap_or_default() {
-        let next = match node {
-            Value::Object(m) => m.iter().position(|(k, _)| *k == token).map(|i| {
-                position.push(i);
-                &m[token.as_str()]
-            }),
-            Value::Array(a) => token.parse::<usize>().ok().and_then(|i| {
-                position.push(i);
-                a.get(i)
-            }),
-            _ => None,
-        };
-        match next {
+        match step(node, &token, &mut position) {
             Some(n) => node = n,
             None => break,
         }
     }
     position
+}
+
+/// The child `token` names, its index recorded in `position`.
+pub(crate) fn step<'v>(
+    node: &'v Value,
+    token: &str,
+    position: &mut Vec<usize>,
+) -> Option<&'v Value> {
+    match node {
+        Value::Object(m) => m.iter().position(|(k, _)| k == token).map(|i| {
+            position.push(i);
+            &m[token]
+        }),
+        Value::Array(a) => token.parse::<usize>().ok().and_then(|i| {
+            position.push(i);
+            a.get(i)
+        }),
+        _ => None,
+    }
 }

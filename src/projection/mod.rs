@@ -16,6 +16,7 @@ mod refgraph;
 pub mod tailor;
 pub mod trace;
 mod unions;
+mod written;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -26,6 +27,7 @@ pub use cancel::Cancel;
 pub(crate) use cancel::doubling;
 pub use tailor::{Adapter, Tailored, Unresolved, tailor};
 pub use trace::{BranchTags, Detail, JoinOutcome, Links, Rule, Tolerating, TraceEntry};
+pub use written::{Written, WrittenSchema, project_written};
 
 use crate::schema::Draft;
 

@@ -4,20 +4,74 @@
 //! Notes live in a trie keyed by pointer tokens: placing a child under its parent is one push,
 //! whatever the child's size, so deep inlining stays linear.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::cancel::Cancel;
 use super::trace::{Detail, Rule};
 
-/// Every emitted node carries a link note and few carry a trace entry: the entry is boxed so
-/// that a link note stays two words (the notes of a large projection outweigh its schema). The
+/// Every emitted node carries a link note and few carry a trace entry or a stand-in: those are
+/// boxed so that a link note stays two words (the notes of a large projection outweigh its schema). The
 /// originals are shared: a `$ref` target inlined many times is a copy of one projection, and
-/// its copies' link notes are one allocation, not one per copy.
+/// its copies' link notes are one allocation, not one per copy. (`Arc` rather than `Rc`: a
+/// projection written with its shared parts left in place is sent to the writing thread.)
 #[derive(Debug, Clone)]
 pub(crate) enum NoteKind {
-    Link(Rc<[String]>),
-    Trace(Box<TraceNote>),
+    Link(Arc<[String]>),
+    Rare(Box<RareNote>),
+}
+
+// A third variant beside `Link` would make every note a word larger.
+const _: () = assert!(std::mem::size_of::<NoteKind>() == 16);
+
+#[derive(Debug, Clone)]
+pub(crate) enum RareNote {
+    Trace(TraceNote),
+    /// The value here is a stand-in for this shared projection (its schema and its notes), one
+    /// of the places a `$ref` target is inlined (see [`Out::shared`]).
+    Shared(Arc<Shared>),
+}
+
+impl NoteKind {
+    pub(crate) fn trace(&self) -> Option<&TraceNote> {
+        match self {
+            NoteKind::Rare(rare) => match &**rare {
+                RareNote::Trace(t) => Some(t),
+                RareNote::Shared(_) => None,
+            },
+            NoteKind::Link(_) => None,
+        }
+    }
+
+    fn shared(&self) -> Option<&Arc<Shared>> {
+        match self {
+            NoteKind::Rare(rare) => match &**rare {
+                RareNote::Shared(shared) => Some(shared),
+                RareNote::Trace(_) => None,
+            },
+            NoteKind::Link(_) => None,
+        }
+    }
+
+    fn into_shared(self) -> Result<Arc<Shared>, NoteKind> {
+        match self {
+            NoteKind::Rare(rare) => match *rare {
+                RareNote::Shared(shared) => Ok(shared),
+                trace => Err(NoteKind::Rare(Box::new(trace))),
+            },
+            link => Err(link),
+        }
+    }
+}
+
+/// A projected subtree inlined at several places and held once.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) value: Value,
+    pub(crate) notes: Notes,
+    /// The original pointer of the `$ref` target it projects.
+    pub(crate) origin: String,
 }
 
 #[derive(Debug, Clone)]
@@ -86,9 +140,12 @@ impl Notes {
         let i = self
             .here
             .iter()
-            .position(|k| matches!(k, NoteKind::Trace(t) if t.rule == rule))?;
+            .position(|k| k.trace().is_some_and(|t| t.rule == rule))?;
         match self.here.remove(i) {
-            NoteKind::Trace(t) => Some(t.from),
+            NoteKind::Rare(rare) => match *rare {
+                RareNote::Trace(t) => Some(t.from),
+                RareNote::Shared(_) => None,
+            },
             NoteKind::Link(_) => None,
         }
     }
@@ -96,7 +153,7 @@ impl Notes {
     pub(crate) fn has_root_trace(&self, rule: Rule) -> bool {
         self.here
             .iter()
-            .any(|k| matches!(k, NoteKind::Trace(t) if t.rule == rule))
+            .any(|k| k.trace().is_some_and(|t| t.rule == rule))
     }
 
     /// Hands over every note with its JSON pointer, built incrementally from `pointer` (the
@@ -107,11 +164,132 @@ impl Notes {
         }
         for (token, child) in self.children {
             let len = pointer.len();
-            pointer.push('/');
-            pointer.push_str(&crate::pointer::escape(&token));
+            push_token(pointer, &token);
             child.walk_into(pointer, f);
             pointer.truncate(len);
         }
+    }
+
+    /// Hands over every trace note with its JSON pointer and its place in the materialized
+    /// form of `value` (child indices, as the engine's `document_position` gives them; `value`
+    /// is the subtree these notes describe, `None` below a token it does not have), at every
+    /// place a shared projection stands, as its copies would have carried them.
+    pub(crate) fn walk_traces(
+        &self,
+        value: Option<&Value>,
+        pointer: &mut String,
+        position: &mut Vec<usize>,
+        f: &mut dyn FnMut(&str, &[usize], &TraceNote),
+    ) {
+        for kind in &self.here {
+            match (kind.shared(), kind.trace()) {
+                (Some(shared), _) => {
+                    let value = value.map(|_| &shared.value);
+                    shared.notes.walk_traces(value, pointer, position, f);
+                }
+                (None, Some(trace)) => f(pointer, position, trace),
+                (None, None) => {}
+            }
+        }
+        for (token, child) in &self.children {
+            let (len, depth) = (pointer.len(), position.len());
+            push_token(pointer, token);
+            let below = value.and_then(|v| super::engine::step(v, token, position));
+            child.walk_traces(below, pointer, position, f);
+            pointer.truncate(len);
+            position.truncate(depth);
+        }
+    }
+
+    /// The shared projection standing at this node, if any.
+    pub(crate) fn shared_here(&self) -> Option<&Arc<Shared>> {
+        self.here.iter().find_map(NoteKind::shared)
+    }
+
+    pub(crate) fn children(&self) -> &[(String, Notes)] {
+        &self.children
+    }
+
+    /// Puts a copy of each shared projection in place of its stand-in in `value` (the subtree
+    /// these notes describe), its notes in place of the shared note: the value and notes a
+    /// walk that copied every reused expansion would have made. The last place a projection
+    /// stands takes it instead of a copy.
+    ///
+    /// On a large projection this is where the time goes once the walk is done, so it stops
+    /// when `cancel` is raised, with the original pointer of the projection it was copying.
+    pub(crate) fn materialize(self, value: &mut Value, cancel: &Cancel) -> Result<Notes, String> {
+        if let Some(shared) = self.shared_here()
+            && cancel.is_cancelled()
+        {
+            return Err(shared.origin.clone());
+        }
+        let mut out = self.resolve_here(value);
+        let mut children = Vec::with_capacity(out.children.len());
+        for (token, child) in std::mem::take(&mut out.children) {
+            let child = match child_mut(value, &token) {
+                Some(slot) => child.materialize(slot, cancel)?,
+                None => child,
+            };
+            children.push((token, child));
+        }
+        out.children = children;
+        Ok(out)
+    }
+
+    /// The notes of the shared projections alone (all a writer needs).
+    pub(crate) fn keep_shared(self) -> Notes {
+        let here = self
+            .here
+            .into_iter()
+            .filter(|k| k.shared().is_some())
+            .collect();
+        let children = self
+            .children
+            .into_iter()
+            .map(|(token, child)| (token, child.keep_shared()))
+            .filter(|(_, child)| !child.is_empty())
+            .collect();
+        Notes { here, children }
+    }
+
+    /// [`Notes::materialize`] of this node alone: stand-ins below it stay.
+    fn resolve_here(self, value: &mut Value) -> Notes {
+        let mut out = Notes::default();
+        for kind in self.here {
+            match kind.into_shared() {
+                Ok(shared) => {
+                    let Shared {
+                        value: v, notes, ..
+                    } = Arc::try_unwrap(shared).unwrap_or_else(|s| Shared {
+                        value: s.value.clone(),
+                        notes: s.notes.clone(),
+                        origin: String::new(),
+                    });
+                    *value = v;
+                    // The shared projection may itself be a stand-in (a `$ref` to a `$ref`).
+                    let notes = notes.resolve_here(value);
+                    out.here.extend(notes.here);
+                    out.children.extend(notes.children);
+                }
+                Err(other) => out.here.push(other),
+            }
+        }
+        out.children.extend(self.children);
+        out
+    }
+}
+
+fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    pointer.push_str(&crate::pointer::escape(token));
+}
+
+/// The child of `value` that a pointer token names.
+fn child_mut<'v>(value: &'v mut Value, token: &str) -> Option<&'v mut Value> {
+    match value {
+        Value::Object(map) => map.get_mut(token),
+        Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+        _ => None,
     }
 }
 
@@ -133,6 +311,25 @@ impl Out {
         }
     }
 
+    /// A stand-in for `shared` (see [`RareNote::Shared`]): its value is `null` until
+    /// [`Out::materialize_root`] or [`Notes::materialize`] puts the shared one in its place.
+    pub(crate) fn shared(shared: Arc<Shared>, exact: bool) -> Out {
+        let mut out = Out::new(Value::Null, exact);
+        out.notes
+            .here
+            .push(NoteKind::Rare(Box::new(RareNote::Shared(shared))));
+        out
+    }
+
+    /// Makes the root of this subtree a value of its own when it is a stand-in, for a rule
+    /// that reads or changes it.
+    pub(crate) fn materialize_root(&mut self) {
+        if self.notes.shared_here().is_some() {
+            let notes = std::mem::take(&mut self.notes);
+            self.notes = notes.resolve_here(&mut self.value);
+        }
+    }
+
     pub(crate) fn link(&mut self, originals: Vec<String>) {
         self.notes.here.push(NoteKind::Link(originals.into()));
     }
@@ -141,13 +338,17 @@ impl Out {
     pub(crate) fn link_one(&mut self, original: &str) {
         self.notes
             .here
-            .push(NoteKind::Link(Rc::from([original.to_owned()])));
+            .push(NoteKind::Link(Arc::from([original.to_owned()])));
     }
 
     pub(crate) fn trace(&mut self, rule: Rule, from: Vec<String>, detail: Detail) {
         self.notes
             .here
-            .push(NoteKind::Trace(Box::new(TraceNote { rule, from, detail })));
+            .push(NoteKind::Rare(Box::new(RareNote::Trace(TraceNote {
+                rule,
+                from,
+                detail,
+            }))));
     }
 
     pub(crate) fn adopt(&mut self, tokens: &[&str], notes: Notes) {
