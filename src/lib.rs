@@ -25,7 +25,9 @@ pub use projection::{
 
 use lint::Profile;
 use manifest::{PendingTool, SchemaDialect, Tool};
+use projection::tailor::Trace;
 use projection::{Tailored, Written};
+use std::borrow::Cow;
 
 /// Projects a tool's parameter schema in the dialect its manifest declares (Gemini
 /// `parameters` are OpenAPI 3.0 Schema Objects, where `nullable` means something).
@@ -120,29 +122,45 @@ pub fn tailor_tool(
     options: &Options,
     profile: Profile,
 ) -> Result<Tailored, ProjectionError> {
+    tailor_tool_traced(tool, options, profile, Trace::Kept)
+}
+
+fn tailor_tool_traced(
+    tool: &Tool,
+    options: &Options,
+    profile: Profile,
+    trace: Trace,
+) -> Result<Tailored, ProjectionError> {
     let options = projection::tailor::options_for(profile, options);
     let projection = project_tool(tool, &options)?;
-    Ok(projection::tailor(projection, profile))
+    Ok(projection::tailor::tailor_traced(
+        Cow::Owned(projection),
+        profile,
+        trace,
+    ))
 }
 
 /// [`tailor_tool`], reusing `projected`, the tool's projection made with `options` (`None`:
 /// there is none): the lint and the inspector have it already. A profile that wants its own
 /// recursion (openai-strict keeps `$defs`) gets a projection of its own. Tested to give what
-/// [`tailor_tool`] gives, for every profile.
+/// [`tailor_tool`] gives, for every profile (with [`Trace::Skipped`], all but the trace).
 pub fn tailor_reusing(
     tool: &Tool,
     options: &Options,
     profile: Profile,
     projected: Option<&Projection>,
+    trace: Trace,
 ) -> Result<Tailored, ProjectionError> {
     // Without a reachable cycle every recursion setting projects the same (tested on every
     // sample and corpus tool): reprojecting a large tool would only cost time.
     let reusable = projection::tailor::options_for(profile, options).recursion == options.recursion
         || !projection::reaches_recursion(&tool.schema, &in_dialect(tool, options));
     match projected {
-        Some(projection) if reusable => {
-            Ok(projection::tailor::tailor_borrowed(projection, profile))
-        }
-        _ => tailor_tool(tool, options, profile),
+        Some(projection) if reusable => Ok(projection::tailor::tailor_traced(
+            Cow::Borrowed(projection),
+            profile,
+            trace,
+        )),
+        _ => tailor_tool_traced(tool, options, profile, trace),
     }
 }

@@ -573,3 +573,48 @@ fn declared_properties_beside_typed_other_keys_are_closed_lossily() {
         "{explained}"
     );
 }
+
+/// The lint tailors without a trace (`Trace::Skipped`): everything it reads, the schema, its
+/// links, the adapters and what is left unresolved, must be what `project --provider` makes,
+/// on every sample in both modes for every profile; only the trace is left empty.
+#[test]
+fn tailoring_without_a_trace_changes_nothing_else() {
+    use schemalens::projection::tailor::Trace;
+    for path in support::samples() {
+        for tool in &support::load(&path).tools {
+            for options in [Options::flat(), Options::inline()] {
+                let Ok(projection) = project_tool(tool, &options) else {
+                    continue;
+                };
+                for profile in Profile::ALL {
+                    let at = format!("{} {} {profile}", path.display(), tool.name);
+                    let traced = schemalens::tailor_tool(tool, &options, profile).expect("tailors");
+                    let untraced = schemalens::tailor_reusing(
+                        tool,
+                        &options,
+                        profile,
+                        Some(&projection),
+                        Trace::Skipped,
+                    )
+                    .expect("tailors");
+                    let (t, u) = (&traced.projection, &untraced.projection);
+                    assert_eq!(u.schema, t.schema, "{at}");
+                    assert_eq!(u.links, t.links, "{at}");
+                    assert_eq!((u.mode, u.draft), (t.mode, t.draft), "{at}");
+                    assert_eq!(untraced.adapters, traced.adapters, "{at}");
+                    assert_eq!(untraced.unresolved, traced.unresolved, "{at}");
+                    assert!(u.trace.is_empty(), "{at}");
+                    let kept = schemalens::tailor_reusing(
+                        tool,
+                        &options,
+                        profile,
+                        Some(&projection),
+                        Trace::Kept,
+                    )
+                    .expect("tailors");
+                    assert_eq!(kept.projection.trace, t.trace, "{at}");
+                }
+            }
+        }
+    }
+}

@@ -311,7 +311,9 @@ fn tailored_form<'a>(t: &ToolForms<'a>, profile: Profile) -> Result<TailoredForm
             unresolved,
         });
     }
-    crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok())
+    // The report reads the tailored schema, links, adapters and unresolved list, not the trace.
+    let trace = crate::projection::tailor::Trace::Skipped;
+    crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok(), trace)
         .map(TailoredForm::Own)
         .map_err(|e| e.to_string())
 }

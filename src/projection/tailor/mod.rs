@@ -284,17 +284,40 @@ pub fn tailor(projection: Projection, profile: Profile) -> Tailored {
 }
 
 pub fn tailor_with(projection: Projection, profile: Profile, options: TailorOptions) -> Tailored {
-    rewrite::run(std::borrow::Cow::Owned(projection), profile, options)
+    rewrite::run(
+        std::borrow::Cow::Owned(projection),
+        profile,
+        options,
+        Trace::Kept,
+    )
 }
 
 /// [`tailor`] on a projection the caller keeps: the same result, without copying the
 /// projection first (only its trace is copied into the result).
 pub fn tailor_borrowed(projection: &Projection, profile: Profile) -> Tailored {
-    rewrite::run(
-        std::borrow::Cow::Borrowed(projection),
-        profile,
-        TailorOptions::default(),
-    )
+    tailor_traced(std::borrow::Cow::Borrowed(projection), profile, Trace::Kept)
+}
+
+/// Whether a tailoring writes its trace (what each step did, and where).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trace {
+    /// The projection's trace, moved to the tailored places, then one entry per step.
+    Kept,
+    /// None at all: the result's trace is empty. For a caller that reads only the tailored
+    /// schema, its links, adapters and unresolved list (the lint): where a definition is
+    /// inlined many times the walk writes an entry per copy of each object it closes and each
+    /// property it makes required, which held a fifth of `lint`'s peak memory on such a
+    /// document.
+    Skipped,
+}
+
+/// [`tailor`] on a projection that may be borrowed, writing its trace or not.
+pub fn tailor_traced(
+    projection: std::borrow::Cow<'_, Projection>,
+    profile: Profile,
+    trace: Trace,
+) -> Tailored {
+    rewrite::run(projection, profile, TailorOptions::default(), trace)
 }
 
 /// When tailoring for `profile` would return `projection` as it is (the profile only checks

@@ -17,7 +17,7 @@ pub(super) use encode::WRAP_PROPERTY;
 use encode::{Position, carrier_keys};
 
 use super::{
-    Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Unresolved,
+    Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Trace, Unresolved,
     allowed_values, keyword_set, steps,
 };
 use crate::lint::{Check, Profile};
@@ -111,19 +111,24 @@ pub(super) fn run(
     projection: Cow<'_, Projection>,
     profile: Profile,
     options: TailorOptions,
+    trace: Trace,
 ) -> Tailored {
     let table = steps(profile);
     // A table that only looks at the root rewrites nothing: walking a large projection to copy
     // it node by node would only cost time.
     if let Some(unresolved) = unchanged_by(profile, &projection) {
+        let mut projection = projection.into_owned();
+        if trace == Trace::Skipped {
+            projection.trace.clear();
+        }
         return Tailored {
-            projection: projection.into_owned(),
+            projection,
             profile,
             adapters: Vec::new(),
             unresolved,
         };
     }
-    let (mut t, mut schema) = walk(&projection, profile, options);
+    let (mut t, mut schema) = walk_traced(&projection, profile, options, trace);
     if table.contains(&Step::CarryDeep) {
         if !options.lossy {
             // The lossy form is deeper (null alternatives, markers) and carries values the
@@ -150,6 +155,7 @@ pub(super) fn run(
     if table.contains(&Step::Limits) {
         t.limits(&schema);
     }
+    let trace_kept = trace;
     let Walk {
         links,
         renames,
@@ -164,18 +170,10 @@ pub(super) fn run(
     let mut links = links;
     links.seal();
     let (mode, draft) = (projection.mode, projection.draft);
-    let trace_in = match projection {
-        Cow::Owned(p) => p.trace,
-        Cow::Borrowed(p) => p.trace.clone(),
+    let moved = match trace_kept {
+        Trace::Kept => moved_trace(projection, &renames, &schema, trace),
+        Trace::Skipped => Vec::new(),
     };
-    let mut moved: Vec<TraceEntry> = trace_in
-        .into_iter()
-        .map(|mut e| {
-            e.at = renamed(&renames, &schema, &e.at);
-            e
-        })
-        .collect();
-    moved.extend(trace);
     let draft = if profile == Profile::Gemini {
         // `nullable` means something only in OpenAPI 3.0, which is what Gemini reads.
         Draft::OpenApi30
@@ -196,14 +194,50 @@ pub(super) fn run(
     }
 }
 
+/// The projection's trace with each entry at its node's tailored place, then the walk's own.
+fn moved_trace(
+    projection: Cow<'_, Projection>,
+    renames: &BTreeMap<String, String>,
+    schema: &Value,
+    walked: Vec<TraceEntry>,
+) -> Vec<TraceEntry> {
+    let trace_in = match projection {
+        Cow::Owned(p) => p.trace,
+        Cow::Borrowed(p) => p.trace.clone(),
+    };
+    let mut moved: Vec<TraceEntry> = trace_in
+        .into_iter()
+        .map(|mut e| {
+            e.at = renamed(renames, schema, &e.at);
+            e
+        })
+        .collect();
+    moved.extend(walked);
+    moved
+}
+
 /// The node-by-node walk (and the root wrapper), before the steps that look at the whole
 /// result.
 fn walk(projection: &Projection, profile: Profile, options: TailorOptions) -> (Walk<'_>, Value) {
-    let mut t = Walk::new(projection, profile, options);
+    walk_traced(projection, profile, options, Trace::Kept)
+}
+
+/// [`walk`], writing the trace of each step or not.
+fn walk_traced(
+    projection: &Projection,
+    profile: Profile,
+    options: TailorOptions,
+    trace: Trace,
+) -> (Walk<'_>, Value) {
+    let new = || Walk {
+        traced: trace == Trace::Kept,
+        ..Walk::new(projection, profile, options)
+    };
+    let mut t = new();
     let schema = t.node(&projection.schema, "", "");
     if steps(profile).contains(&Step::WrapRoot) && t.root_needs_wrap(&schema) {
         // Again, with the root one level down: every pointer the walk records is then right.
-        t = Walk::new(projection, profile, options);
+        t = new();
         let schema = t.wrapped_root(&projection.schema);
         return (t, schema);
     }
@@ -285,6 +319,8 @@ struct Walk<'a> {
     links: Links,
     renames: BTreeMap<String, String>,
     trace: Vec<TraceEntry>,
+    /// Whether [`Walk::record`] writes to `trace` (see [`Trace`]).
+    traced: bool,
     adapters: Vec<Adapter>,
     unresolved: Vec<Unresolved>,
     /// Tailored pointers of schemas that apply together with their parent's keywords to the
@@ -336,6 +372,7 @@ impl<'a> Walk<'a> {
             links: Links::default(),
             renames: BTreeMap::new(),
             trace: Vec::new(),
+            traced: true,
             adapters: Vec::new(),
             unresolved: Vec::new(),
             conjoined: std::collections::HashSet::new(),
@@ -538,6 +575,9 @@ impl Walk<'_> {
     }
 
     fn record(&mut self, rule: Rule, out: &str, from: &str, detail: Tailoring) {
+        if !self.traced {
+            return;
+        }
         self.trace.push(TraceEntry {
             rule,
             at: out.to_owned(),
