@@ -618,3 +618,44 @@ fn tailoring_without_a_trace_changes_nothing_else() {
         }
     }
 }
+
+/// The lint takes the projection itself as the tailored schema where `unchanged_schema_by`
+/// says tailoring would not change it (a root-only table, or Ollama's `const` step on a
+/// projection without `const`). Checked against the walk on every sample in both modes, for
+/// every profile; Ollama is spared the walk on some samples and not on others.
+#[test]
+fn a_projection_said_unchanged_is_what_tailoring_gives() {
+    use schemalens::projection::tailor::unchanged_schema_by;
+    let (mut spared, mut walked) = (0, 0);
+    for path in support::samples() {
+        for tool in &support::load(&path).tools {
+            for options in [Options::flat(), Options::inline()] {
+                let Ok(projection) = project_tool(tool, &options) else {
+                    continue;
+                };
+                for profile in Profile::ALL {
+                    let at = format!("{} {} {profile}", path.display(), tool.name);
+                    let said = unchanged_schema_by(profile, &projection);
+                    if profile == Profile::Ollama {
+                        *if said.is_some() {
+                            &mut spared
+                        } else {
+                            &mut walked
+                        } += 1;
+                    }
+                    let Some(unresolved) = said else {
+                        continue;
+                    };
+                    let t = tailor(projection.clone(), profile);
+                    assert_eq!(t.projection.schema, projection.schema, "{at}");
+                    assert!(t.adapters.is_empty(), "{at}");
+                    assert_eq!(t.unresolved, unresolved, "{at}");
+                }
+            }
+        }
+    }
+    assert!(
+        spared > 0 && walked > 0,
+        "Ollama: {spared} spared, {walked} walked"
+    );
+}

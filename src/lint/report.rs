@@ -303,8 +303,10 @@ impl TailoredForm<'_> {
 /// same.
 fn tailored_form<'a>(t: &ToolForms<'a>, profile: Profile) -> Result<TailoredForm<'a>, String> {
     let reusable = crate::projection::tailor::preferred_recursion(profile).is_none();
+    // The report groups by origin through parents, so the tailored links' form does not count.
     if let (true, Ok(projection)) = (reusable, t.projection)
-        && let Some(unresolved) = crate::projection::tailor::unchanged_by(profile, projection)
+        && let Some(unresolved) =
+            crate::projection::tailor::unchanged_schema_by(profile, projection)
     {
         return Ok(TailoredForm::Same {
             projection,

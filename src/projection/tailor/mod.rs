@@ -327,6 +327,16 @@ pub fn unchanged_by(profile: Profile, projection: &Projection) -> Option<Vec<Unr
     rewrite::unchanged_by(profile, projection)
 }
 
+/// When tailoring for `profile` would give `projection`'s schema as it is, with no adapter,
+/// what it would leave unresolved; `None` when it may rewrite. Covers more than
+/// [`unchanged_by`] (Ollama's `const` step on a projection without `const`), but reads the
+/// whole projection, and the links of what [`tailor`] returns then have an entry for every
+/// node where the projection's may leave one to its parent: for a caller that looks originals
+/// up through a parent (the lint's grouping), not one that needs [`tailor`]'s exact result.
+pub fn unchanged_schema_by(profile: Profile, projection: &Projection) -> Option<Vec<Unresolved>> {
+    rewrite::unchanged_schema_by(profile, projection)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The tables
 

@@ -262,6 +262,43 @@ pub(super) fn unchanged_by(profile: Profile, projection: &Projection) -> Option<
     (profile != Profile::Gemini && root_only).then(|| root_problems(&projection.schema))
 }
 
+/// What tailoring for `profile` leaves unresolved in `projection`, when its schema, adapters
+/// and unresolved list would be the projection's own: besides [`unchanged_by`], a table whose
+/// only step rewrites `const` (Ollama's) on a projection where no object has a `const` key.
+/// `None` otherwise. Its links would differ only in form (the walk gives every node its
+/// nearest originals, which a lookup finds by walking up anyway). Reads each node once without
+/// building anything: the walk it spares copies a large projection node by node.
+pub(super) fn unchanged_schema_by(
+    profile: Profile,
+    projection: &Projection,
+) -> Option<Vec<Unresolved>> {
+    if let Some(unresolved) = unchanged_by(profile, projection) {
+        return Some(unresolved);
+    }
+    let only_const = steps(profile) == [Step::ConstToEnum] && profile == Profile::Ollama;
+    (only_const && !has_key_anywhere(&projection.schema, "const"))
+        .then(|| beyond_any_rewrite(&projection.schema))
+}
+
+/// Whether some object in `v`, at any depth, has the key `key` (a keyword or a property name
+/// alike: a caller that only needs "certainly not" may read it so).
+fn has_key_anywhere(v: &Value, key: &str) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if m.contains_key(key) {
+                    return true;
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(list) => stack.extend(list),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Ollama drops what its Go structs have no field for (a map's value schema, say) whatever the
 /// schema says, so every error its lint still finds is beyond tailoring: listed, not hidden.
 fn beyond_any_rewrite(schema: &Value) -> Vec<Unresolved> {
