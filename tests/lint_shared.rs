@@ -187,7 +187,11 @@ fn reported(linted: &ProfileLint) -> Expected {
         groups,
         adapters: linted.adapters.clone(),
         unresolved: linted.unresolved.clone(),
-        ollama: linted.ollama.clone(),
+        // Shared between forms in the report; compared by what each view says.
+        ollama: linted
+            .ollama
+            .as_ref()
+            .map(|views| views.clone().map(|v| v.map(|v| (*v).clone()))),
     }
 }
 

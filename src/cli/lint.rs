@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use clap::Args;
 use schemalens::lint::report::{self, Form, FormLint, ProfileLint, ToolForms, Verdict};
@@ -64,7 +65,7 @@ struct ToolReport<'m> {
     failed: Option<String>,
     profiles: Vec<ProfileLint>,
     /// Ollama's view of each form (original, projection, tailored), when Ollama is linted.
-    ollama: Option<[Option<OllamaView>; 3]>,
+    ollama: Option<[Option<Arc<OllamaView>>; 3]>,
 }
 
 pub fn run(args: &LintArgs) -> Result<u8, Failure> {
@@ -381,12 +382,12 @@ fn with_pointers(v: serde_json::Result<Value>, pointers: &[String], all: bool) -
 
 /// The original's view in full; a projection's view repeats the projection (its size, not the
 /// original's), so without --all only its counts.
-fn ollama_json(views: &[Option<OllamaView>; 3], all: bool) -> Value {
+fn ollama_json(views: &[Option<Arc<OllamaView>>; 3], all: bool) -> Value {
     let mut out = json!({});
     for (form, view) in Form::ALL.into_iter().zip(views) {
         let Some(view) = view else { continue };
         out[form.name()] = if all || form == Form::Original {
-            json!(view)
+            json!(view.as_ref())
         } else {
             json!({
                 "rejected": view.rejected,

@@ -3,6 +3,7 @@
 //! Then the findings behind each answer, grouped by the original node they come from.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -134,8 +135,9 @@ pub struct ProfileLint {
     pub unresolved: Vec<Placed<Unresolved>>,
     /// For the Ollama profile: what Ollama keeps of each form (original, projection, tailored;
     /// `None` where there is no such schema). The lint reads these views anyway; a caller that
-    /// shows them need not make them again on a large projection.
-    pub ollama: Option<[Option<OllamaView>; 3]>,
+    /// shows them need not make them again on a large projection. Shared where two forms are
+    /// one schema: a view repeats its schema, as large as the projection.
+    pub ollama: Option<[Option<Arc<OllamaView>>; 3]>,
 }
 
 impl ProfileLint {
@@ -256,7 +258,7 @@ fn ollama_views(
     tools: &[ToolForms<'_>],
     projections: &mut Batch<'_>,
     tailored: &[Result<TailoredForm<'_>, String>],
-) -> Vec<[Option<OllamaView>; 3]> {
+) -> Vec<[Option<Arc<OllamaView>>; 3]> {
     let mut present = 0;
     tools
         .iter()
@@ -264,15 +266,15 @@ fn ollama_views(
         .map(|(t, x)| {
             let projection = t.projection.ok().map(|p| {
                 present += 1;
-                (p, projections.take_ollama_view(present - 1))
+                (p, Arc::new(projections.take_ollama_view(present - 1)))
             });
             let tailored = x.as_ref().ok().map(|x| match (x, &projection) {
-                (TailoredForm::Same { .. }, Some((_, view))) => view.clone(),
-                (x, Some((p, view))) if x.projection().schema == p.schema => view.clone(),
-                (x, _) => super::ollama_view(&x.projection().schema),
+                (TailoredForm::Same { .. }, Some((_, view))) => Arc::clone(view),
+                (x, Some((p, view))) if x.projection().schema == p.schema => Arc::clone(view),
+                (x, _) => Arc::new(super::ollama_view(&x.projection().schema)),
             });
             [
-                Some(super::ollama_view(t.original())),
+                Some(Arc::new(super::ollama_view(t.original()))),
                 projection.map(|(_, view)| view),
                 tailored,
             ]
