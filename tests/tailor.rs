@@ -659,3 +659,74 @@ fn a_projection_said_unchanged_is_what_tailoring_gives() {
         "Ollama: {spared} spared, {walked} walked"
     );
 }
+
+/// Ollama's Go structs have no field for a map's value schema (playwright's `browser_drop`
+/// `data`, a map of strings): the model would see a bare object. As a list of entries the value
+/// schema sits under `items`, which Ollama shows the model as written. A map of anything
+/// (`additionalProperties: {}`) says no more than `type: object`, and a map already under
+/// `items` reaches the model as it is: both stay objects.
+#[test]
+fn a_maps_value_schema_reaches_ollama_as_entries() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "data": {"type": "object", "propertyNames": {"type": "string"},
+                     "additionalProperties": {"type": "string"}},
+            "free": {"type": "object", "additionalProperties": {}},
+            "rows": {"type": "array",
+                     "items": {"type": "object", "additionalProperties": {"type": "integer"}}}
+        },
+        "required": ["data"]
+    });
+    let tool = Tool {
+        schema: std::sync::Arc::new(schema.clone()),
+        ..reproducer()
+    };
+    let errors = |s: &Value| -> Vec<String> {
+        lint_schema(Profile::Ollama, s)
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| format!("{} {}", f.rule, f.pointer))
+            .collect()
+    };
+    assert_eq!(errors(&schema), vec!["dropped-structure /properties/data"]);
+    for options in [Options::flat(), Options::inline()] {
+        let t = schemalens::tailor_tool(&tool, &options, Profile::Ollama).unwrap();
+        let out = &t.projection.schema;
+        assert!(errors(out).is_empty(), "{:?}: {out}", errors(out));
+        assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
+        let sees = schemalens::lint::ollama::view(out).sees;
+        assert_eq!(
+            sees["properties"]["data"]["items"]["properties"]["value"],
+            json!({"type": "string"}),
+            "{sees}"
+        );
+        assert_eq!(out["properties"]["free"], schema["properties"]["free"]);
+        assert_eq!(out["properties"]["rows"], schema["properties"]["rows"]);
+        assert_eq!(
+            serde_json::to_value(&t.adapters).unwrap(),
+            json!([{"kind": "entries", "at": "/properties/data"}])
+        );
+        let traced = t
+            .projection
+            .trace
+            .iter()
+            .find(|e| e.at == "/properties/data")
+            .map(|e| e.message())
+            .unwrap_or_default();
+        assert!(
+            traced.contains("Ollama shows the model as written"),
+            "{traced}"
+        );
+        let tailored = jsonschema::validator_for(&t.validation_schema()).unwrap();
+        let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+        for p in [
+            json!({"data": {"text/plain": "hello", "text/uri-list": "https://example.com"}}),
+            json!({"data": {}, "free": {"k": [1, {"a": null}]}, "rows": [{"n": 1}, {}]}),
+        ] {
+            let a = adapter.adapt(&p);
+            assert!(tailored.is_valid(&a.payload), "{} refused", a.payload);
+            assert_eq!(adapter.unadapt(&a.payload), p);
+        }
+    }
+}

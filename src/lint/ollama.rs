@@ -360,7 +360,11 @@ const ANNOTATION: &[&str] = &[
 ];
 
 fn classify(key: &str, value: &Value, at_root: bool) -> DropClass {
-    if key == "additionalProperties" && value.is_object() {
+    if key == "additionalProperties" && accepts_any_value(value) {
+        // `{}` or `true` lets every other key hold anything, which an object schema without
+        // the keyword already says: the model loses nothing it could use.
+        DropClass::Annotation
+    } else if key == "additionalProperties" && value.is_object() {
         // A map's value schema: the model no longer knows what the entries look like.
         DropClass::Structure
     } else if STRUCTURE.contains(&key) {
@@ -372,6 +376,18 @@ fn classify(key: &str, value: &Value, at_root: bool) -> DropClass {
         DropClass::Annotation
     } else {
         DropClass::Constraint
+    }
+}
+
+/// A schema every value passes: `true`, or an object of annotations only (`{}`,
+/// `{"description": …}`).
+fn accepts_any_value(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => *b,
+        Value::Object(m) => m
+            .keys()
+            .all(|k| k == "description" || ANNOTATION.contains(&k.as_str())),
+        _ => false,
     }
 }
 
@@ -437,6 +453,31 @@ mod tests {
     fn root_missing_fields_serialise_as_go_zero_values() {
         let v = view(&json!({"description": "x"}));
         assert_eq!(v.sees, json!({"type": "", "properties": null}));
+    }
+
+    /// A free-form map (`additionalProperties: {}`, as Zod writes `z.record(z.any())`) means
+    /// what `type: object` alone means; only a value schema that limits the values is
+    /// structure the model loses.
+    #[test]
+    fn an_open_maps_value_schema_is_no_structure_lost() {
+        let classes = |extra: Value| -> Vec<DropClass> {
+            view(&json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": extra}}}))
+                .dropped
+                .iter()
+                .map(|d| d.class)
+                .collect()
+        };
+        assert_eq!(classes(json!({})), vec![DropClass::Annotation]);
+        assert_eq!(classes(json!(true)), vec![DropClass::Annotation]);
+        assert_eq!(
+            classes(json!({"description": "any value"})),
+            vec![DropClass::Annotation]
+        );
+        assert_eq!(classes(json!(false)), vec![DropClass::Constraint]);
+        assert_eq!(
+            classes(json!({"type": "string"})),
+            vec![DropClass::Structure]
+        );
     }
 
     #[test]

@@ -392,6 +392,9 @@ pub enum Step {
     MinItemsAtMost { max: u64 },
     /// Maps (objects with arbitrary keys) carried as lists of `{key, value}` entries.
     EncodeMaps,
+    /// Only the maps below the root whose value schema the provider drops (its lint's Go
+    /// struct view, Ollama) carried as entries: the array's `items` reach the model as written.
+    EncodeDroppedMaps,
     /// An object that can only be `{}` carried as the JSON text `"{}"`.
     EncodeEmptyObjects,
     /// Non-string enum values carried as strings; a string enum gets `type: string`.
@@ -517,9 +520,9 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             FitLimits,
             Limits,
         ],
-        // Ollama keeps `enum` but not `const`; everything else it drops silently, and a schema
-        // cannot make it keep more.
-        Profile::Ollama => &[ConstToEnum],
+        // Ollama keeps `enum` but not `const`, and `items` as written but no map's value
+        // schema; everything else it drops silently, and a schema cannot make it keep more.
+        Profile::Ollama => &[ConstToEnum, EncodeDroppedMaps],
         Profile::OpenAi
         | Profile::GeminiJsonSchema
         | Profile::Anthropic
@@ -965,11 +968,16 @@ impl Tailoring {
                 }
             ),
             Tailoring::MapEntries { profile, patterns } => format!(
-                "{profile}: a map (an object whose keys are not listed{}) is sent as a list of `{{\"{ENTRY_KEY}\", \"{ENTRY_VALUE}\"}}` entries, which the provider can describe. EXACT with the adapter: it turns the object into entries on the way in and back on the way out.",
+                "{profile}: a map (an object whose keys are not listed{}) is sent as a list of `{{\"{ENTRY_KEY}\", \"{ENTRY_VALUE}\"}}` entries, {}. EXACT with the adapter: it turns the object into entries on the way in and back on the way out.",
                 if *patterns {
                     "; the key patterns now only choose among the value schemas"
                 } else {
                     ""
+                },
+                if *profile == Profile::Ollama {
+                    "whose item schema Ollama shows the model as written (its Go structs have no field for a map's value schema, so the model would not see what the values may be)"
+                } else {
+                    "which the provider can describe"
                 }
             ),
             Tailoring::JsonText {

@@ -264,7 +264,8 @@ pub(super) fn unchanged_by(profile: Profile, projection: &Projection) -> Option<
 
 /// What tailoring for `profile` leaves unresolved in `projection`, when its schema, adapters
 /// and unresolved list would be the projection's own: besides [`unchanged_by`], a table whose
-/// only step rewrites `const` (Ollama's) on a projection where no object has a `const` key.
+/// steps rewrite `const` and maps whose value schema it drops (Ollama's) on a projection where
+/// no object has a `const` key and no such map is.
 /// `None` otherwise. Its links would differ only in form (the walk gives every node its
 /// nearest originals, which a lookup finds by walking up anyway). Reads each node once without
 /// building anything: the walk it spares copies a large projection node by node.
@@ -275,9 +276,12 @@ pub(super) fn unchanged_schema_by(
     if let Some(unresolved) = unchanged_by(profile, projection) {
         return Some(unresolved);
     }
-    let only_const = steps(profile) == [Step::ConstToEnum] && profile == Profile::Ollama;
-    (only_const && !has_key_anywhere(&projection.schema, "const"))
-        .then(|| beyond_any_rewrite(&projection.schema))
+    let ollama = profile == Profile::Ollama
+        && steps(profile) == [Step::ConstToEnum, Step::EncodeDroppedMaps];
+    (ollama
+        && !has_key_anywhere(&projection.schema, "const")
+        && maps_losing_their_values(&projection.schema).is_empty())
+    .then(|| beyond_any_rewrite(&projection.schema))
 }
 
 /// Whether some object in `v`, at any depth, has the key `key` (a keyword or a property name
@@ -299,7 +303,25 @@ fn has_key_anywhere(v: &Value, key: &str) -> bool {
     false
 }
 
-/// Ollama drops what its Go structs have no field for (a map's value schema, say) whatever the
+/// Where Ollama drops a map's value schema (`additionalProperties` or `patternProperties` that
+/// limit the values), as its lint's Go struct view reads `schema`. Not below `items` or root
+/// `$defs`: Ollama keeps those as written.
+fn maps_losing_their_values(schema: &Value) -> std::collections::HashSet<String> {
+    crate::lint::ollama::view(schema)
+        .dropped
+        .into_iter()
+        .filter(|d| {
+            d.class == crate::lint::DropClass::Structure
+                && matches!(
+                    d.keyword.as_str(),
+                    "additionalProperties" | "patternProperties"
+                )
+        })
+        .map(|d| d.pointer)
+        .collect()
+}
+
+/// Ollama drops what its Go structs have no field for (a `oneOf`, a `$ref`) whatever the
 /// schema says, so every error its lint still finds is beyond tailoring: listed, not hidden.
 fn beyond_any_rewrite(schema: &Value) -> Vec<Unresolved> {
     crate::lint::lint_schema_where(Profile::Ollama, schema, |r| {
@@ -394,6 +416,9 @@ struct Walk<'a> {
     /// The properties carried to fit the size limits, in projection terms (see
     /// [`fit::Planned`]).
     fitted: Vec<fit::Planned>,
+    /// Projection pointers of the maps whose value schema the provider drops
+    /// ([`Step::EncodeDroppedMaps`]).
+    dropped_maps: std::collections::HashSet<String>,
 }
 
 impl<'a> Walk<'a> {
@@ -424,6 +449,11 @@ impl<'a> Walk<'a> {
             markers: BTreeMap::new(),
             renamed: BTreeMap::new(),
             fitted: Vec::new(),
+            dropped_maps: if steps(profile).contains(&Step::EncodeDroppedMaps) {
+                maps_losing_their_values(&projection.schema)
+            } else {
+                Default::default()
+            },
         }
     }
 
@@ -704,7 +734,8 @@ impl Walk<'_> {
         if self.has(Step::TupleItems) {
             self.tuple_items(&mut m, from, out);
         }
-        if self.has(Step::EncodeMaps)
+        if (self.has(Step::EncodeMaps)
+            || (position == Position::Value && self.dropped_maps.contains(from)))
             && let Some(entries) = self.map_entries(&m, from, out, position)
         {
             if beside_arrays {
