@@ -483,16 +483,18 @@ fn openai_fits(tool: &Tool) -> Tailored {
 }
 
 /// Five enums of 300 values where OpenAI strict allows 1,000 across the schema: the last two
-/// are sent as JSON text (900 values left), traced with the count; values come back.
+/// enums are dropped (900 values left) and their properties stay plain strings, with a note in
+/// their description and a trace entry with the count. No adapter: a payload is sent as it is.
+/// (Until the enum drop, `d` and `e` were sent as JSON text, `"d3"` as `"\"d3\""`.)
 #[test]
-fn enum_values_over_openais_limit_are_sent_as_json_text() {
+fn enum_values_over_openais_limit_are_dropped() {
     let values = |p: &str| -> Vec<Value> { (0..300).map(|i| json!(format!("{p}{i}"))).collect() };
     let mut properties = serde_json::Map::new();
     for p in ["a", "b", "c", "d", "e"] {
         properties.insert(p.into(), json!({"type": "string", "enum": values(p)}));
     }
-    let schema =
-        json!({"type": "object", "properties": properties, "required": ["a", "b", "c", "d", "e"]});
+    let schema = json!({"type": "object", "properties": properties,
+        "required": ["a", "b", "c", "d", "e"], "additionalProperties": false});
     let tool = wide_tool(&schema);
     let t = openai_fits(&tool);
     let sent = &t.projection.schema;
@@ -505,13 +507,19 @@ fn enum_values_over_openais_limit_are_sent_as_json_text() {
     for p in ["d", "e"] {
         assert_eq!(sent["properties"][p]["type"], json!("string"));
         assert!(sent["properties"][p].get("enum").is_none());
+        let note = sent["properties"][p]["description"].as_str().unwrap_or("");
+        assert!(
+            note.contains("list of allowed values is left out"),
+            "{note}"
+        );
     }
+    assert!(t.adapters.is_empty(), "{:?}", t.adapters);
     let traced = t
         .projection
         .trace
         .iter()
-        .find(|e| e.at == "/properties/e" && e.rule.id() == "tailor-json-text")
-        .expect("the carrier is traced");
+        .find(|e| e.at == "/properties/e" && e.rule.id() == "tailor-drop-keyword")
+        .expect("the drop is traced");
     assert!(
         traced
             .message()
@@ -519,10 +527,68 @@ fn enum_values_over_openais_limit_are_sent_as_json_text() {
         "{}",
         traced.message()
     );
+    let payload = json!({"a": "a0", "b": "b1", "c": "c2", "d": "d3", "e": "e299"});
+    sent_and_back(&tool, &t, std::slice::from_ref(&payload));
+    assert_eq!(
+        t.payload_adapter(jsonschema::Draft::Draft202012)
+            .adapt(&payload)
+            .payload,
+        payload
+    );
+}
+
+/// One string enum of 300 values holding 18,000 characters, where OpenAI strict allows 15,000
+/// in a string enum of more than 250 values (under the 1,000-value and 120,000-character
+/// totals): dropped, the other enum kept.
+#[test]
+fn a_string_enum_over_openais_one_enum_limit_is_dropped() {
+    let long: Vec<Value> = (0..300).map(|i| json!(format!("{i:060}"))).collect();
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "enum": long, "description": "A code."},
+            "kind": {"type": "string", "enum": ["x", "y"]}
+        },
+        "required": ["code", "kind"]
+    });
+    let tool = wide_tool(&schema);
+    let original = schemalens::lint::lint_schema(Profile::OpenAiStrict, &schema);
+    assert!(
+        original.iter().any(|f| f.rule == "limit-large-enum"),
+        "{original:?}"
+    );
+    let t = openai_fits(&tool);
+    let code = &t.projection.schema["properties"]["code"];
+    assert!(code.get("enum").is_none(), "{code}");
+    assert_eq!(code["type"], json!("string"), "{code}");
+    assert!(
+        code["description"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("A code. Its list of allowed values is left out")),
+        "{code}"
+    );
+    assert_eq!(
+        t.projection.schema["properties"]["kind"]["enum"],
+        json!(["x", "y"])
+    );
+    let traced = t
+        .projection
+        .trace
+        .iter()
+        .find(|e| e.at == "/properties/code" && e.rule.id() == "tailor-drop-keyword")
+        .expect("the drop is traced");
+    assert!(
+        traced.message().contains("18000 characters"),
+        "{}",
+        traced.message()
+    );
     sent_and_back(
         &tool,
         &t,
-        &[json!({"a": "a0", "b": "b1", "c": "c2", "d": "d3", "e": "e299"})],
+        &[
+            json!({"kind": "x", "code": format!("{:060}", 7)}),
+            json!({"kind": "y", "code": format!("{:060}", 299)}),
+        ],
     );
 }
 

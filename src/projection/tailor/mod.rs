@@ -752,6 +752,15 @@ pub enum Tailoring {
         /// The limits the tool was over before.
         limits: Vec<LimitCount>,
     },
+    /// An `enum` dropped so that the schema fits the provider's size limits.
+    LimitEnumDropped {
+        profile: Profile,
+        /// The enum's values and their characters, as the limits count them.
+        values: usize,
+        chars: usize,
+        /// The limits the tool was over before.
+        limits: Vec<LimitCount>,
+    },
     /// Optional properties sent together as the JSON text of an object, in `property`.
     Bundled {
         profile: Profile,
@@ -800,6 +809,7 @@ impl Tailoring {
             | Tailoring::PropertiesDistributed { profile, .. }
             | Tailoring::Renamed { profile, .. }
             | Tailoring::LimitJsonText { profile, .. }
+            | Tailoring::LimitEnumDropped { profile, .. }
             | Tailoring::Bundled { profile, .. } => *profile,
         }
     }
@@ -1050,6 +1060,15 @@ impl Tailoring {
             ),
             Tailoring::LimitJsonText { profile, limits } => format!(
                 "{profile}: this tool's schema has {}; this value is sent as its JSON text (a string), so nothing inside it counts, and a string is no union. EXACT with the adapter: it encodes on the way in and decodes on the way out; what the schema said inside this value is left to the tool.",
+                limit_counts(limits)
+            ),
+            Tailoring::LimitEnumDropped {
+                profile,
+                values,
+                chars,
+                limits,
+            } => format!(
+                "{profile}: this tool's schema has {}; this `enum` ({values} values, {chars} characters) is dropped and the value keeps its type, so its values no longer count. Accepts more, with no adapter: any value of that type passes the schema, and the tool is left to check it (its description says so). Sending it as JSON text instead would hide the value's type from the model too.",
                 limit_counts(limits)
             ),
             Tailoring::Bundled {

@@ -1,4 +1,4 @@
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::*;
 use crate::lint::{Check, Profile, lint_schema};
@@ -26,6 +26,18 @@ fn validator(t: &Tailored) -> jsonschema::Validator {
         .with_draft(jsonschema::Draft::Draft202012)
         .build(&t.validation_schema())
         .expect("tailored schema compiles")
+}
+
+/// The schema tailored for OpenAI strict as sent (lossy) and in its sound form.
+fn openai_strict_lossy_and_sound(schema: &Value) -> (Tailored, Tailored) {
+    let projection = flat(schema);
+    let lossy = tailor(projection.clone(), Profile::OpenAiStrict);
+    let sound = tailor_with(
+        projection,
+        Profile::OpenAiStrict,
+        TailorOptions { lossy: false },
+    );
+    (lossy, sound)
 }
 
 fn errors(profile: Profile, schema: &Value) -> Vec<&'static str> {
@@ -852,13 +864,7 @@ fn the_sound_form_carries_what_the_lossy_form_carries_past_the_depth_limit() {
         next = json!({"type": ["object", "null"], "properties": {"next": next}});
     }
     let schema = json!({"type": "object", "properties": {"next": next}});
-    let projection = flat(&schema);
-    let lossy = tailor(projection.clone(), Profile::OpenAiStrict);
-    let sound = tailor_with(
-        projection,
-        Profile::OpenAiStrict,
-        TailorOptions { lossy: false },
-    );
+    let (lossy, sound) = openai_strict_lossy_and_sound(&schema);
     let carried = |t: &Tailored| -> Vec<String> {
         t.projection
             .trace
@@ -1020,4 +1026,47 @@ fn a_union_that_is_more_than_a_choice_among_fields_stays_as_it_was() {
             "distributed {body}"
         );
     }
+}
+
+/// Four optional enums of 250 values: 1,000 values, within OpenAI's limit as the sound form
+/// counts them, 1,004 in the lossy form (each made nullable, `null` added to its values). The
+/// lossy form drops one enum; a value outside it that the provider may then send must pass the
+/// sound form too, so the sound form drops the same one.
+#[test]
+fn the_sound_form_drops_the_enums_the_lossy_form_drops() {
+    let mut properties = Map::new();
+    for p in ["a", "b", "c", "d"] {
+        let values: Vec<Value> = (0..250).map(|i| json!(format!("{p}{i}"))).collect();
+        properties.insert(p.into(), json!({"type": "string", "enum": values}));
+    }
+    let schema = json!({"type": "object", "properties": properties});
+    let (lossy, sound) = openai_strict_lossy_and_sound(&schema);
+    let dropped = |t: &Tailored| -> Vec<String> {
+        t.projection
+            .trace
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.detail,
+                    Detail::Tailored(Tailoring::LimitEnumDropped { .. })
+                )
+            })
+            .map(|e| e.at.clone())
+            .collect()
+    };
+    assert_eq!(dropped(&lossy), vec!["/properties/d"]);
+    assert_eq!(dropped(&sound), dropped(&lossy));
+    assert!(
+        !errors(Profile::OpenAiStrict, &lossy.projection.schema).contains(&"limit-enum-values")
+    );
+    let draft = jsonschema::Draft::Draft202012;
+    let sent = json!({"a": null, "b": "b1", "c": null, "d": "not one of the values"});
+    assert!(validator(&lossy).is_valid(&sent), "{sent}");
+    let back = lossy.payload_adapter(draft).unadapt(&sent);
+    assert_eq!(back, json!({"b": "b1", "d": "not one of the values"}));
+    assert!(
+        validator(&sound).is_valid(&back),
+        "{back} rejected by {}",
+        sound.projection.schema
+    );
 }

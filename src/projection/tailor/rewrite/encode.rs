@@ -55,7 +55,7 @@ impl Position {
 }
 
 /// The JSON Schema type of a value.
-fn kind_of(v: &Value) -> &'static str {
+pub(super) fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

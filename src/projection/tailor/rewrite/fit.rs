@@ -9,10 +9,14 @@
 //!   together as one optional property holding the JSON text of an object of them: the count
 //!   drops by all but one.
 //!
-//! Both are exact with the adapter (`unadapt(adapt(p)) == p`). What to carry is chosen
-//! greedily and deterministically: the property that removes the most of what is over the
-//! limits, the deepest and then the last in document order among equals (the first
-//! parameters are usually the ones a tool author put first on purpose), until every count
+//! Both are exact with the adapter (`unadapt(adapt(p)) == p`). Before either, where enum values
+//! are over (OpenAI: 1,000 values, 120,000 characters, 15,000 characters in one string enum of
+//! more than 250 values), an `enum` is dropped and its schema keeps its `type`: that only
+//! accepts more, needs no adapter, and the model still reads a plain value of that type, where
+//! JSON text would hide the whole value's schema. What to move is chosen greedily and
+//! deterministically: an enum drop when one helps, else the property that removes the most of
+//! what is over the limits; the deepest and then the last in document order among equals (the
+//! first parameters are usually the ones a tool author put first on purpose), until every count
 //! fits. Counts are the profile's own lint rules (`limit-*`), so what tailoring leaves is what
 //! lint accepts.
 
@@ -20,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use super::encode::free_name;
+use super::encode::{free_name, kind_of};
 use super::{ANNOTATIONS, Walk, nearest_originals, required_names};
 use crate::lint::{Check, Counted, Limit};
 use crate::pointer;
@@ -38,6 +42,9 @@ const BUNDLE_KEY: &str = "more";
 /// What a carrier's description says after the value's own.
 const LIMIT_NOTE: &str =
     "Sent as JSON text (a string): the tool's schema is over the provider's size limits.";
+
+/// What a schema whose `enum` was dropped says after its own description.
+const ENUM_NOTE: &str = "Its list of allowed values is left out: the tool's schema is over the provider's size limits, and the tool checks the value.";
 
 /// Keywords beside `properties` that leave each property's value to its own schema alone, and
 /// leave the keys of the object to `properties`/`required` alone (so that some of them can move
@@ -116,9 +123,18 @@ struct Bound {
     max: usize,
 }
 
+/// OpenAI's limit on one string enum: more than `values` entries may hold at most `chars`
+/// characters.
+#[derive(Debug, Clone, Copy)]
+struct LargeEnum {
+    values: usize,
+    chars: usize,
+}
+
 /// One property carried to fit the limits, found again in another tailoring of the same
 /// projection (the sound form follows the lossy form's choices) by its object's projection
-/// pointer; `object_out` where the object is tailoring's own (the root wrapper).
+/// pointer; `object_out` where the object is tailoring's own (the root wrapper). For
+/// [`Move::DropEnum`] the "object" is the schema holding the `enum`, and `name` is empty.
 #[derive(Debug, Clone)]
 pub(in crate::projection::tailor) struct Planned {
     object_from: Option<String>,
@@ -144,6 +160,8 @@ enum Move {
     Text,
     /// Moved into its object's bundle of optional properties.
     Bundle,
+    /// The schema's `enum` dropped (it keeps, or is given, the type of its values).
+    DropEnum,
 }
 
 /// A property that could be carried: its value is judged by its own schema alone, nothing on
@@ -151,8 +169,14 @@ enum Move {
 /// another alternative), and no `$ref` points into it.
 #[derive(Debug, Clone)]
 struct Candidate {
+    /// The property's object; for an enum, the schema holding it.
     object: String,
+    /// The property's name; empty for an enum.
     name: String,
+    /// An `enum` that may be dropped, rather than a property that may be carried.
+    is_enum: bool,
+    /// An enum over the profile's one-enum limit: dropped whatever the totals.
+    large: bool,
     /// Levels of properties above it; the deeper loses less schema.
     depth: usize,
     /// Its entry in the object: itself as a property (1, its name, optional, union).
@@ -202,12 +226,23 @@ impl Walk<'_> {
             .collect()
     }
 
+    /// The profile's limit on one large string enum, from its lint rules.
+    fn large_enum(&self) -> Option<LargeEnum> {
+        self.profile.rules().iter().find_map(|r| match r.applies {
+            Check::Limit(Limit::LargeStringEnum { values, chars }) => {
+                Some(LargeEnum { values, chars })
+            }
+            _ => None,
+        })
+    }
+
     /// Carries properties as JSON text (and bundles optional ones) until the schema is within
     /// the profile's size limits, or nothing left can be carried (then the limit step reports
     /// what is still over).
     pub(in crate::projection::tailor) fn fit_limits(&mut self, schema: &mut Value) {
         let bounds = self.size_bounds();
-        if bounds.is_empty() {
+        let large_enum = self.large_enum();
+        if bounds.is_empty() && large_enum.is_none() {
             return;
         }
         let bundling = bounds.iter().any(|b| b.measure == Measure::Optional);
@@ -219,6 +254,7 @@ impl Walk<'_> {
                 targets: &targets,
                 carriers: &fitting.carriers,
                 bundling,
+                large_enum,
             };
             let total = scan.node(schema, "", true, 0, &mut candidates);
             let over: Vec<(Bound, usize)> = bounds
@@ -226,22 +262,18 @@ impl Walk<'_> {
                 .filter(|b| total.get(b.measure) > b.max)
                 .map(|b| (*b, total.get(b.measure) - b.max))
                 .collect();
-            if over.is_empty() {
+            let large = candidates.iter().rev().find(|c| c.large);
+            if over.is_empty() && large.is_none() {
                 break;
             }
             let limits = fitting
                 .before
-                .get_or_insert_with(|| {
-                    over.iter()
-                        .map(|(b, _)| LimitCount {
-                            what: b.measure.what().to_owned(),
-                            count: total.get(b.measure),
-                            max: b.max,
-                        })
-                        .collect()
-                })
+                .get_or_insert_with(|| over_limits(&over, total, &candidates, large_enum))
                 .clone();
-            let Some((c, how)) = best(&candidates, &over, &fitting.bundles) else {
+            let Some((c, how)) = large
+                .map(|c| (c, Move::DropEnum))
+                .or_else(|| best(&candidates, &over, &fitting.bundles))
+            else {
                 break;
             };
             let object_from = self
@@ -288,6 +320,11 @@ impl Walk<'_> {
         how: Move,
         limits: Vec<LimitCount>,
     ) {
+        if how == Move::DropEnum {
+            self.drop_enum(schema, object, limits);
+            fitting.carriers.insert(object.to_owned());
+            return;
+        }
         let at = pointer::push(&pointer::push(object, "properties"), name);
         if schema.pointer(&at).is_none() {
             return;
@@ -312,7 +349,38 @@ impl Walk<'_> {
                 ));
                 self.move_into_bundle(schema, object, name, bundle);
             }
+            Move::DropEnum => {}
         }
+    }
+
+    /// Drops the `enum` of the schema at `at`, which keeps its `type` (or gets its values'
+    /// kinds as one), with a note for the model and a trace entry.
+    fn drop_enum(&mut self, schema: &mut Value, at: &str, limits: Vec<LimitCount>) {
+        let Some(Value::Object(node)) = schema.pointer_mut(at) else {
+            return;
+        };
+        let Some(Value::Array(values)) = node.shift_remove("enum") else {
+            return;
+        };
+        if !node.contains_key("type") {
+            node.insert("type".into(), kinds_of(&values));
+        }
+        let note = match node.get("description").and_then(Value::as_str) {
+            Some(d) if !d.trim().is_empty() => format!("{} {ENUM_NOTE}", d.trim_end()),
+            _ => ENUM_NOTE.to_owned(),
+        };
+        node.insert("description".into(), json!(note));
+        self.trace.push(TraceEntry {
+            rule: Rule::TailorDropKeyword,
+            at: at.to_owned(),
+            from: nearest_originals(&self.links, at),
+            detail: Detail::Tailored(Tailoring::LimitEnumDropped {
+                profile: self.profile,
+                values: values.len(),
+                chars: values.iter().map(counted_chars).sum(),
+                limits,
+            }),
+        });
     }
 
     fn close_bundles(&mut self, schema: &mut Value, fitting: Fitting) {
@@ -471,6 +539,21 @@ fn best<'c>(
     over: &[(Bound, usize)],
     bundles: &BTreeMap<String, Bundle>,
 ) -> Option<(&'c Candidate, Move)> {
+    // Dropping an enum loses only its list of values, and needs no adapter: first, when one
+    // helps.
+    let enums: Vec<&Candidate> = candidates.iter().filter(|c| c.is_enum).collect();
+    if let Some(c) = enums
+        .iter()
+        .enumerate()
+        .filter_map(|(order, c)| {
+            let score = score(&c.own, over);
+            (score > 0).then_some((score, c.depth, order, *c))
+        })
+        .max_by_key(|(score, depth, order, _)| (*score, *depth, *order))
+        .map(|(_, _, _, c)| c)
+    {
+        return Some((c, Move::DropEnum));
+    }
     let bundled = |c: &Candidate| c.optional && c.bundles;
     // The bundle itself is one more optional property: the first property moved into it
     // gains nothing on its own, the second and later one each. An object with two or more to
@@ -481,20 +564,72 @@ fn best<'c>(
     }
     candidates
         .iter()
+        .filter(|c| !c.is_enum)
         .enumerate()
         .filter_map(|(order, c)| {
             let how = if bundled(c) { Move::Bundle } else { Move::Text };
             let has_bundle =
                 bundles.contains_key(&c.object) || movable.get(c.object.as_str()) >= Some(&2);
-            let gain = gain(c, how, has_bundle);
-            let score: usize = over
-                .iter()
-                .map(|(b, excess)| gain.get(b.measure).min(*excess))
-                .sum();
+            let score = score(&gain(c, how, has_bundle), over);
             (score > 0).then_some((score, c.depth, order, c, how))
         })
         .max_by_key(|(score, depth, order, _, _)| (*score, *depth, *order))
         .map(|(_, _, _, c, how)| (c, how))
+}
+
+/// How much of what is over a move's gain removes (each limit's gain counted up to its excess).
+fn score(gain: &Counts, over: &[(Bound, usize)]) -> usize {
+    over.iter()
+        .map(|(b, excess)| gain.get(b.measure).min(*excess))
+        .sum()
+}
+
+/// The counts over the limits before the first move, as the trace reports them; an enum over
+/// the one-enum limit is reported with its own count.
+fn over_limits(
+    over: &[(Bound, usize)],
+    total: Counts,
+    candidates: &[Candidate],
+    large_enum: Option<LargeEnum>,
+) -> Vec<LimitCount> {
+    let mut limits: Vec<LimitCount> = over
+        .iter()
+        .map(|(b, _)| LimitCount {
+            what: b.measure.what().to_owned(),
+            count: total.get(b.measure),
+            max: b.max,
+        })
+        .collect();
+    if let (Some(limit), Some(c)) = (large_enum, candidates.iter().find(|c| c.large)) {
+        limits.push(LimitCount {
+            what: format!(
+                "characters in one string enum of {} values (over {})",
+                c.own.get(Measure::EnumValues),
+                limit.values
+            ),
+            count: c.own.get(Measure::Chars),
+            max: limit.chars,
+        });
+    }
+    limits
+}
+
+/// The JSON Schema type of enum values: one name, or the list of their kinds (integers are
+/// `integer`, unless some number is not).
+fn kinds_of(values: &[Value]) -> Value {
+    let mut kinds: Vec<&str> = Vec::new();
+    for kind in values.iter().map(kind_of) {
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    if kinds.contains(&"number") {
+        kinds.retain(|k| *k != "integer");
+    }
+    match kinds.as_slice() {
+        [one] => json!(one),
+        many => json!(many),
+    }
 }
 
 /// What a move takes off the counts.
@@ -506,6 +641,7 @@ fn gain(c: &Candidate, how: Move, has_bundle: bool) -> Counts {
             gain = gain.plus(c.inner);
             gain.add(Measure::Unions, c.own.get(Measure::Unions));
         }
+        Move::DropEnum => gain = c.own,
         Move::Bundle => {
             gain = gain.plus(c.inner).plus(c.own);
             if !has_bundle {
@@ -524,6 +660,7 @@ struct Scan<'a> {
     targets: &'a BTreeSet<String>,
     carriers: &'a BTreeSet<String>,
     bundling: bool,
+    large_enum: Option<LargeEnum>,
 }
 
 impl Scan<'_> {
@@ -541,6 +678,9 @@ impl Scan<'_> {
             return Counts::default();
         };
         let mut total = own_counts(m);
+        if clear && let Some(c) = self.enum_candidate(m, at, depth) {
+            out.push(c);
+        }
         let plain = m
             .keys()
             .all(|k| PLAIN_OBJECT.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()));
@@ -561,6 +701,8 @@ impl Scan<'_> {
                             out.push(Candidate {
                                 object: at.to_owned(),
                                 name: name.clone(),
+                                is_enum: false,
+                                large: false,
                                 depth,
                                 own: property_counts(name, schema, optional),
                                 inner,
@@ -608,6 +750,48 @@ impl Scan<'_> {
             }
         }
         total
+    }
+
+    /// The schema's `enum`, if dropping it is sound and changes nothing else: its values are
+    /// plain (an object or array value would leave a `type: object` without properties), no
+    /// union or other applicator beside it judges the same value (each would still see every
+    /// value it saw), and no `$ref` points into it.
+    fn enum_candidate(&self, m: &Map<String, Value>, at: &str, depth: usize) -> Option<Candidate> {
+        let Some(Value::Array(values)) = m.get("enum") else {
+            return None;
+        };
+        let plain_values = values.iter().all(|v| !v.is_object() && !v.is_array());
+        let alone = m.keys().all(|k| {
+            !matches!(
+                k.as_str(),
+                "anyOf" | "oneOf" | "allOf" | "not" | "if" | "then" | "else" | "$ref" | "const"
+            )
+        });
+        if values.is_empty() || !plain_values || !alone || !self.carryable(at, &json!({})) {
+            return None;
+        }
+        let mut own = Counts::default();
+        own.add(Measure::EnumValues, values.len());
+        let chars: usize = values.iter().map(counted_chars).sum();
+        own.add(Measure::Chars, chars);
+        // A string enum with `null` added (an optional property made required) is read as a
+        // string enum still: OpenAI does not say how it counts a mixed one.
+        let large = self.large_enum.is_some_and(|l| {
+            values.len() > l.values
+                && values.iter().all(|v| v.is_string() || v.is_null())
+                && chars > l.chars
+        });
+        Some(Candidate {
+            object: at.to_owned(),
+            name: String::new(),
+            is_enum: true,
+            large,
+            depth,
+            own,
+            inner: Counts::default(),
+            optional: false,
+            bundles: false,
+        })
     }
 
     /// A property whose schema can be replaced: not already a carrier, and no `$ref` elsewhere
