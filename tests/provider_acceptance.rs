@@ -687,6 +687,78 @@ fn a_type_list_beside_typed_alternatives_leaves_them_free_to_be_carried() {
     }
 }
 
+/// GitHub's custom property `default_value`: `type: [null, string, array]` beside `string |
+/// array of strings`, and a union whose alternatives reach outside the type list (a `number`
+/// under `integer`, a `boolean` beside `string`). The array needs no `items` of its own (its
+/// alternative has them); the alternatives are narrowed to the types they share with the
+/// list; then the list is implied by the union and goes (Gemini refused a type list beside a
+/// union: `Proto field is not repeating`).
+#[test]
+fn a_type_list_beside_a_union_goes_into_its_alternatives() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "default_value": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+                              "type": ["null", "string", "array"]},
+            "v": {"type": ["null", "string", "integer"],
+                  "anyOf": [{"type": "number", "minimum": 1}, {"type": ["string", "boolean"]}]}
+        },
+        "required": ["default_value", "v"]
+    });
+    let tool = manifest::load_str(&schema.to_string(), "custom_property.json", None)
+        .expect("a bare schema")
+        .tools
+        .remove(0);
+    for provider in Provider::ALL {
+        for options in [Options::flat(), Options::inline()] {
+            let t = tailor_tool(&tool, &options, profile(provider)).expect("tailored");
+            assert!(t.unresolved.is_empty(), "{provider}: {:?}", t.unresolved);
+            let refused = check(provider, Some("custom_property"), &t.projection.schema);
+            assert!(
+                refused.is_empty(),
+                "{provider}: {refused:?}\n{:#}",
+                t.projection.schema
+            );
+            let sent = &t.projection.schema["properties"];
+            assert!(
+                sent["default_value"].get("items").is_none(),
+                "{provider}: {sent}"
+            );
+            assert!(sent["v"].get("type").is_none(), "{provider}: {sent}");
+            assert!(
+                t.projection
+                    .trace
+                    .iter()
+                    .any(|e| e.message().contains("narrowed to the types they share")),
+                "{provider}: the narrowing is traced"
+            );
+            sent_and_back(
+                &tool,
+                &t,
+                &[
+                    json!({"default_value": "x", "v": 3}),
+                    json!({"default_value": ["a", "b"], "v": "s"}),
+                    json!({"default_value": [], "v": 1}),
+                ],
+            );
+            // Neither form takes what the original refuses.
+            let (validator, draft) = validator(&tool, &t);
+            for refused in [
+                json!({"default_value": null, "v": 3}),
+                json!({"default_value": "x", "v": 1.5}),
+                json!({"default_value": "x", "v": true}),
+                json!({"default_value": "x", "v": null}),
+            ] {
+                let adapted = t.payload_adapter(draft).adapt(&refused).payload;
+                assert!(
+                    !validator.is_valid(&adapted),
+                    "{provider}: {refused} accepted"
+                );
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The corpus.
 

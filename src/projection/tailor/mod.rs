@@ -691,6 +691,13 @@ pub enum Tailoring {
         ty: Value,
         alternatives: Vec<usize>,
     },
+    /// Alternatives whose types reach outside the parent's `type` narrowed to the types both
+    /// allow.
+    TypeNarrowed {
+        profile: Profile,
+        ty: Value,
+        alternatives: Vec<usize>,
+    },
     /// The parent's `type` dropped beside a union whose alternatives all name types within it.
     TypeImplied {
         profile: Profile,
@@ -800,6 +807,7 @@ impl Tailoring {
             | Tailoring::TypeFromValue { profile, .. }
             | Tailoring::TypeDistributed { profile, .. }
             | Tailoring::TypeImplied { profile, .. }
+            | Tailoring::TypeNarrowed { profile, .. }
             | Tailoring::TupleItems { profile, .. }
             | Tailoring::MapEntries { profile, .. }
             | Tailoring::JsonText { profile, .. }
@@ -949,6 +957,18 @@ impl Tailoring {
                 alternatives,
             } => format!(
                 "{profile}: `type: {ty}` copied into the alternative(s) {} of the `anyOf`, which had none: the parent's type applies to the same value, so this says the same thing in the form the provider wants (a type on every subschema).",
+                alternatives
+                    .iter()
+                    .map(|i| format!("#{i}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Tailoring::TypeNarrowed {
+                profile,
+                ty,
+                alternatives,
+            } => format!(
+                "{profile}: the alternative(s) {} of the `anyOf` narrowed to the types they share with the parent's `type: {ty}`: the parent's type applies to the same value, so this says the same thing (the same values), and the parent's type is then implied by the union.",
                 alternatives
                     .iter()
                     .map(|i| format!("#{i}"))

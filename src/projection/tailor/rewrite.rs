@@ -731,8 +731,12 @@ impl Walk<'_> {
             arrays: beside_arrays,
         } = beside;
         // Before the drops: they would take the tuple's positions and the map's value schema.
+        // A bare array beside a union waits until the union has the parent's type: `items` there
+        // would keep a type list the union makes needless (GitHub's `default_value`: `type:
+        // [null, string, array]` beside `string | array of strings`).
+        let union_beside = m.contains_key("anyOf") || m.contains_key("oneOf");
         if self.has(Step::TupleItems) {
-            self.tuple_items(&mut m, from, out);
+            self.tuple_items(&mut m, from, out, !union_beside);
         }
         if (self.has(Step::EncodeMaps)
             || (position == Position::Value && self.dropped_maps.contains(from)))
@@ -760,6 +764,9 @@ impl Walk<'_> {
         }
         if self.stand_ins().is_some() {
             self.distribute_type(&mut m, from, out);
+        }
+        if self.has(Step::TupleItems) && union_beside {
+            self.tuple_items(&mut m, from, out, true);
         }
         for step in self.table {
             match *step {

@@ -67,6 +67,33 @@ pub(super) fn kind_of(v: &Value) -> &'static str {
     }
 }
 
+/// Whether every value of type `t` is of one of the types `parent` (an integer is a number).
+fn type_within(t: &str, parent: &[String]) -> bool {
+    parent
+        .iter()
+        .any(|p| p == t || (t == "integer" && p == "number"))
+}
+
+/// The types whose values are of one of `a`'s and one of `b`'s types, in `a`'s order.
+fn common_types(a: &[&str], b: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in a {
+        let common = if type_within(t, b) {
+            Some(*t)
+        } else if *t == "number" && b.iter().any(|p| p == "integer") {
+            Some("integer")
+        } else {
+            None
+        };
+        if let Some(c) = common
+            && !out.iter().any(|o| o == c)
+        {
+            out.push(c.to_owned());
+        }
+    }
+    out
+}
+
 /// Whether an alternative may take a value of `kind` ("string", "array", …) itself: an
 /// encoding of another value in that kind beside it (JSON text, a map's entries) is ambiguous.
 pub(super) fn may_take(schema: &Value, kind: &str) -> bool {
@@ -252,7 +279,60 @@ impl Walk<'_> {
                 },
             );
         }
+        self.narrow_alternatives(m, &ty, from, out);
         self.drop_implied_type(m, ty, from, out);
+    }
+
+    /// `type` beside a union whose typed alternatives name types outside it: each such
+    /// alternative narrowed to the types both allow (exact: the parent's type applies to the
+    /// same value, `T and (A or B)` is `(T and A) or (T and B)`), so that the parent's type
+    /// is then implied by the union. An alternative that shares no type with the parent is
+    /// left as it is (the type then stays).
+    fn narrow_alternatives(
+        &mut self,
+        m: &mut Map<String, Value>,
+        ty: &Value,
+        from: &str,
+        out: &str,
+    ) {
+        let parent: Vec<String> = type_names(m).into_iter().map(str::to_owned).collect();
+        let mut narrowed = Vec::new();
+        for key in ["anyOf", "oneOf"] {
+            let Some(Value::Array(alts)) = m.get_mut(key) else {
+                continue;
+            };
+            for (i, alt) in alts.iter_mut().enumerate() {
+                let Some(a) = alt.as_object_mut() else {
+                    continue;
+                };
+                let own = type_names(a);
+                if own.is_empty() || own.iter().all(|t| type_within(t, &parent)) {
+                    continue;
+                }
+                let both = common_types(&own, &parent);
+                if both.is_empty() {
+                    continue;
+                }
+                let both = match both.as_slice() {
+                    [one] => json!(one),
+                    many => json!(many),
+                };
+                a.insert("type".into(), both);
+                narrowed.push(i);
+            }
+        }
+        if !narrowed.is_empty() {
+            self.record(
+                Rule::TailorTypeAdded,
+                out,
+                from,
+                Tailoring::TypeNarrowed {
+                    profile: self.profile,
+                    ty: ty.clone(),
+                    alternatives: narrowed,
+                },
+            );
+        }
     }
 
     /// `type` beside a union whose every alternative names types among it says nothing the
@@ -277,7 +357,7 @@ impl Walk<'_> {
         let within = |alt: &Value| {
             alt.as_object().is_some_and(|a| {
                 let names = type_names(a);
-                !names.is_empty() && names.iter().all(|n| parent.iter().any(|p| p == n))
+                !names.is_empty() && names.iter().all(|n| type_within(n, &parent))
             })
         };
         // Keywords of one kind beside the union judge the value too: the type stays with them.
@@ -301,13 +381,20 @@ impl Walk<'_> {
     /// position (an `anyOf` of the distinct position schemas, plus what the rest may hold), and
     /// `maxItems` at the tuple's length when nothing may follow. Accepts every array the tuple
     /// accepts; it forgets which position takes which schema.
-    pub(super) fn tuple_items(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
+    /// `bare`: also give an array without `items` an item schema.
+    pub(super) fn tuple_items(
+        &mut self,
+        m: &mut Map<String, Value>,
+        from: &str,
+        out: &str,
+        bare: bool,
+    ) {
         let (positions, rest_key) = match (m.get("prefixItems"), m.get("items")) {
             (Some(Value::Array(p)), _) => (p.clone(), "items"),
             (None, Some(Value::Array(p))) => (p.clone(), "additionalItems"),
             // An array that says nothing about its items takes any: `items: {}` says the same
             // in the form the provider needs (and the JSON-text step can then carry each item).
-            (None, None) if type_names(m).contains(&"array") => (Vec::new(), "items"),
+            (None, None) if bare && type_names(m).contains(&"array") => (Vec::new(), "items"),
             _ => return,
         };
         let rest = match m.get(rest_key) {
