@@ -592,6 +592,53 @@ fn a_string_enum_over_openais_one_enum_limit_is_dropped() {
     );
 }
 
+/// Six objects of 900 properties (over OpenAI's 5,000) and 1,100 enum values (over 1,000): 900
+/// in a top-level `e`, 200 inside `o5` under a union (no enum there can be dropped). One object
+/// has to be carried as JSON text for the properties anyway, and `o5` takes its 200 values with
+/// it: `e` keeps its enum. (Dropping enums first dropped `e`'s for nothing.)
+#[test]
+fn a_property_carried_for_another_limit_takes_its_enums_along() {
+    let mut properties = serde_json::Map::new();
+    for o in 0..6 {
+        let mut inner: serde_json::Map<String, Value> = (0..900)
+            .map(|i| (format!("f{i}"), json!({"type": "integer"})))
+            .collect();
+        if o == 5 {
+            let values: Vec<Value> = (0..200).map(|i| json!(format!("k{i}"))).collect();
+            inner.insert(
+                "k".into(),
+                json!({"anyOf": [{"type": "string", "enum": values}, {"type": "integer"}]}),
+            );
+        }
+        properties.insert(
+            format!("o{o}"),
+            json!({"type": "object", "properties": inner}),
+        );
+    }
+    let values: Vec<Value> = (0..900).map(|i| json!(format!("e{i}"))).collect();
+    properties.insert("e".into(), json!({"type": "string", "enum": values}));
+    let schema = json!({"type": "object", "properties": properties});
+    let tool = wide_tool(&schema);
+    let t = openai_fits(&tool);
+    let sent = &t.projection.schema["properties"];
+    // Optional under strict mode: its 900 values and the `null` that stands for "absent".
+    let kept = sent["e"]["enum"].as_array().expect("e keeps its enum");
+    assert_eq!(kept.len(), 901, "{}", sent["e"]);
+    assert!(kept.contains(&json!("e899")) && kept.contains(&Value::Null));
+    assert_eq!(
+        sent["o5"]["type"],
+        json!(["string", "null"]),
+        "{}",
+        sent["o5"]
+    );
+    assert!(
+        !t.projection.trace.iter().any(|e| e
+            .message()
+            .contains("is dropped and the value keeps its type")),
+        "no enum dropped"
+    );
+}
+
 /// Six objects of 900 properties where OpenAI strict allows 5,000 properties: one object is sent
 /// as JSON text (4,506 left).
 #[test]

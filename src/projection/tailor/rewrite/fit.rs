@@ -532,28 +532,50 @@ fn open_bundle(schema: &mut Value, object: &str) -> Bundle {
     }
 }
 
-/// The candidate that removes the most of what is over (each limit's gain counted up to its
-/// excess), then the deepest, then the last; with how it is moved.
+/// The move that removes the most of what is over (each limit's gain counted up to its
+/// excess), then the deepest, then the last. An enum drop loses only a list of values and needs
+/// no adapter, so it goes first when only the enum measures are over; when another limit is
+/// over too, a property has to be carried as text anyway and may take the enums with it, so
+/// properties go first and enums are dropped for what is left.
 fn best<'c>(
     candidates: &'c [Candidate],
     over: &[(Bound, usize)],
     bundles: &BTreeMap<String, Bundle>,
 ) -> Option<(&'c Candidate, Move)> {
-    // Dropping an enum loses only its list of values, and needs no adapter: first, when one
-    // helps.
-    let enums: Vec<&Candidate> = candidates.iter().filter(|c| c.is_enum).collect();
-    if let Some(c) = enums
+    let only_enums = over
         .iter()
+        .all(|(b, _)| matches!(b.measure, Measure::EnumValues | Measure::Chars));
+    if only_enums {
+        best_enum(candidates, over).or_else(|| best_property(candidates, over, bundles))
+    } else {
+        best_property(candidates, over, bundles).or_else(|| best_enum(candidates, over))
+    }
+}
+
+/// The enum whose drop removes the most of what is over.
+fn best_enum<'c>(
+    candidates: &'c [Candidate],
+    over: &[(Bound, usize)],
+) -> Option<(&'c Candidate, Move)> {
+    candidates
+        .iter()
+        .filter(|c| c.is_enum)
         .enumerate()
         .filter_map(|(order, c)| {
             let score = score(&c.own, over);
-            (score > 0).then_some((score, c.depth, order, *c))
+            (score > 0).then_some((score, c.depth, order, c))
         })
         .max_by_key(|(score, depth, order, _)| (*score, *depth, *order))
-        .map(|(_, _, _, c)| c)
-    {
-        return Some((c, Move::DropEnum));
-    }
+        .map(|(_, _, _, c)| (c, Move::DropEnum))
+}
+
+/// The property whose move (JSON text, or into its object's bundle) removes the most of what
+/// is over.
+fn best_property<'c>(
+    candidates: &'c [Candidate],
+    over: &[(Bound, usize)],
+    bundles: &BTreeMap<String, Bundle>,
+) -> Option<(&'c Candidate, Move)> {
     let bundled = |c: &Candidate| c.optional && c.bundles;
     // The bundle itself is one more optional property: the first property moved into it
     // gains nothing on its own, the second and later one each. An object with two or more to
