@@ -694,6 +694,49 @@ fn sent_and_back(tool: &Tool, t: &Tailored, payloads: &[Value]) {
     }
 }
 
+/// GitHub's `deployment_review.workflow_run.head_commit`: an optional free-form object that
+/// takes `null`, under a union kept in inline mode. Absent is sent as `null`, an explicit `null`
+/// as a marker string, so the object is carried as JSON text under a key; the carrier has to
+/// keep taking the `null` that stands for "absent" (it took none, and the tool's valid payloads
+/// without the property were refused).
+#[test]
+fn an_optional_nullable_map_carried_as_json_text_still_takes_null_for_absent() {
+    let variant = |tag: &str| {
+        json!({
+            "type": "object",
+            "properties": {
+                "head_commit": {"type": ["object", "null"]},
+                "status": {"type": "string", "enum": [tag]}
+            },
+            "required": ["status"]
+        })
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {"run": {"anyOf": [variant("a"), variant("b")]}},
+        "required": ["run"]
+    });
+    let tool = manifest::load_str(&schema.to_string(), "review.json", None)
+        .expect("a bare schema")
+        .tools
+        .remove(0);
+    for provider in Provider::ALL {
+        let t = tailor_tool(&tool, &Options::inline(), profile(provider)).expect("tailored");
+        let refused = check(provider, Some("review"), &t.projection.schema);
+        assert!(refused.is_empty(), "{provider}: {refused:?}");
+        sent_and_back(
+            &tool,
+            &t,
+            &[
+                json!({"run": {"status": "a"}}),
+                json!({"run": {"status": "b", "head_commit": {"id": "c0ffee", "n": [1]}}}),
+                json!({"run": {"status": "b", "head_commit": {}}}),
+                json!({"run": {"status": "b", "head_commit": null}}),
+            ],
+        );
+    }
+}
+
 /// GitHub's deployment `payload`: `type: [null, string, object]` beside `anyOf: [string,
 /// object]`. The type list says nothing the union does not; once it goes, the free-form object
 /// alternative is a value of its own and can be carried, for each provider.

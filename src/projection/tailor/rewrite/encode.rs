@@ -526,14 +526,7 @@ impl Walk<'_> {
                 array.insert((*k).into(), v.clone());
             }
         }
-        let ty = match (nullable, self.has(Step::TypeArrayToNullable)) {
-            (false, _) => json!("array"),
-            (true, false) => json!(["array", "null"]),
-            (true, true) => {
-                array.insert("nullable".into(), json!(true));
-                json!("array")
-            }
-        };
+        let ty = self.maybe_nullable(&mut array, "array", nullable);
         insert_front(&mut array, "type", ty);
         array.insert("items".into(), entry);
         for (from_k, to_k) in [("minProperties", "minItems"), ("maxProperties", "maxItems")] {
@@ -599,6 +592,24 @@ impl Walk<'_> {
         }
     }
 
+    /// The `type` of a carrier of `kind` that also takes `null` when `nullable`, in the form the
+    /// provider reads (a type list, or OpenAPI's `nullable` beside one type).
+    fn maybe_nullable(
+        &self,
+        carrier: &mut Map<String, Value>,
+        kind: &str,
+        nullable: bool,
+    ) -> Value {
+        match (nullable, self.has(Step::TypeArrayToNullable)) {
+            (false, _) => json!(kind),
+            (true, false) => json!([kind, "null"]),
+            (true, true) => {
+                carrier.insert("nullable".into(), json!(true));
+                json!(kind)
+            }
+        }
+    }
+
     /// Tailors `schema` as a value found at `from` in the projection, placed at `out`.
     pub(super) fn child(
         &mut self,
@@ -658,13 +669,18 @@ impl Walk<'_> {
         if let Some(t) = m.get("title") {
             carrier.insert("title".into(), t.clone());
         }
+        // A `null` this schema took may stand for an absent property (an explicit one then goes
+        // as a marker beside it): the carrier keeps taking it, as itself.
+        let nullable = type_names(m).contains(&"null") || m.get("nullable") == Some(&json!(true));
         match &key {
             None => {
-                carrier.insert("type".into(), json!("string"));
+                let ty = self.maybe_nullable(&mut carrier, "string", nullable);
+                carrier.insert("type".into(), ty);
                 carrier.insert("description".into(), json!(description));
             }
             Some(k) => {
-                carrier.insert("type".into(), json!("object"));
+                let ty = self.maybe_nullable(&mut carrier, "object", nullable);
+                carrier.insert("type".into(), ty);
                 carrier.insert("description".into(), json!(description));
                 carrier.insert(
                     "properties".into(),
