@@ -283,18 +283,15 @@ fn wide_tool(schema: &Value) -> Tool {
         .remove(0)
 }
 
-/// Tailors `tool` (flat) for Anthropic strict and checks what both judges say: the checker
-/// accepts it, and lint's tailored column says accepted with no size limit left (per tool).
-fn anthropic_fits(tool: &Tool) -> Tailored {
-    let t = tailor_tool(tool, &Options::flat(), Profile::AnthropicStrict).expect("tailored");
-    assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
-    let sent = check(
-        Provider::AnthropicStrict,
-        Some("wide"),
-        &t.projection.schema,
-    );
-    assert!(sent.is_empty(), "{sent:?}\n{:#}", t.projection.schema);
+/// Tailors `tool` (flat) for `profile` and checks what both judges say: `provider`'s checker
+/// accepts it, and lint's tailored column says accepted. Returns it with the size-limit rules
+/// lint still counts on the tailored form.
+fn fits(tool: &Tool, provider: Provider, profile: Profile) -> (Tailored, Vec<&'static str>) {
     let options = Options::flat();
+    let t = tailor_tool(tool, &options, profile).expect("tailored");
+    assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
+    let sent = check(provider, Some("wide"), &t.projection.schema);
+    assert!(sent.is_empty(), "{sent:?}\n{:#}", t.projection.schema);
     let projection = schemalens::project_tool(tool, &options).expect("projected");
     let forms = [ToolForms {
         name: Some("wide"),
@@ -302,15 +299,21 @@ fn anthropic_fits(tool: &Tool) -> Tailored {
         options: &options,
         projection: Ok(&projection),
     }];
-    let lint = &lint_forms_for(&[Profile::AnthropicStrict], &forms)[0][0];
+    let lint = &lint_forms_for(&[profile], &forms)[0][0];
     assert_eq!(lint.verdict(Form::Tailored), Verdict::Accepted);
-    let limits: Vec<&str> = lint
+    let limits = lint
         .form(Form::Tailored)
         .groups
         .iter()
         .map(|g| g.finding.rule)
         .filter(|r| r.starts_with("limit-"))
         .collect();
+    (t, limits)
+}
+
+/// [`fits`] for Anthropic strict, with no size limit left (per tool).
+fn anthropic_fits(tool: &Tool) -> Tailored {
+    let (t, limits) = fits(tool, Provider::AnthropicStrict, Profile::AnthropicStrict);
     assert!(limits.is_empty(), "{limits:?}");
     t
 }
@@ -462,24 +465,9 @@ fn nested_properties_count_towards_anthropics_limits_and_are_carried() {
     );
 }
 
-/// Tailors `tool` (flat) for OpenAI strict; the checker accepts it and lint's tailored column
-/// says accepted.
+/// [`fits`] for OpenAI strict.
 fn openai_fits(tool: &Tool) -> Tailored {
-    let t = tailor_tool(tool, &Options::flat(), Profile::OpenAiStrict).expect("tailored");
-    assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
-    let sent = check(Provider::OpenAiStrict, Some("wide"), &t.projection.schema);
-    assert!(sent.is_empty(), "{sent:?}");
-    let options = Options::flat();
-    let projection = schemalens::project_tool(tool, &options).expect("projected");
-    let forms = [ToolForms {
-        name: Some("wide"),
-        tool,
-        options: &options,
-        projection: Ok(&projection),
-    }];
-    let lint = &lint_forms_for(&[Profile::OpenAiStrict], &forms)[0][0];
-    assert_eq!(lint.verdict(Form::Tailored), Verdict::Accepted);
-    t
+    fits(tool, Provider::OpenAiStrict, Profile::OpenAiStrict).0
 }
 
 /// Five enums of 300 values where OpenAI strict allows 1,000 across the schema: the last two
