@@ -24,6 +24,7 @@ use super::projecting::{
     self, ChangesReport, Computed, DiffJob, Failure, PayloadJob, ReportJob, Request, Worker,
 };
 use super::render::{Areas, layout};
+use super::saving::SaveReader;
 use super::text::escape;
 use super::theme::Theme;
 use super::tree::{NodeId, SchemaTree, Side};
@@ -378,6 +379,9 @@ pub struct App {
     /// The files named, while they are read and parsed in the background: there are no
     /// tools to list until they are in.
     pub loading: Option<Loading>,
+    /// Parses saved versions off the loop; started with the first save when there is a
+    /// worker thread (see `live::read_save`).
+    pub saves: Option<SaveReader>,
 }
 
 /// A projection asked for and not arrived yet; what to do with it when it does.
@@ -565,6 +569,7 @@ impl App {
             generation: 0,
             pending: None,
             loading,
+            saves: None,
         };
         app.show_cursor_entry();
         app
@@ -671,8 +676,13 @@ impl App {
         let Ok(manifest) = &self.sources[source].manifest else {
             return;
         };
-        let mut request =
-            self.request_for(source, manifest, tool, &self.sources[source].payload_files);
+        let mut request = self.request_for(
+            source,
+            manifest,
+            tool,
+            &self.sources[source].payload_files,
+            true,
+        );
         let mut then = then;
         if then.keeps_view() {
             match self.view.as_ref().filter(|v| v.entry == entry) {
@@ -694,20 +704,24 @@ impl App {
 
     /// What the worker needs to show tool `index` of `manifest`, a version of source
     /// `source` whose payload files are `payload_files`, under the options, provider and
-    /// change marks in force.
+    /// change marks in force; its projection is looked for in the cache when `ask_cache`.
     pub(super) fn request_for(
         &self,
         source: usize,
         manifest: &Manifest,
         index: usize,
         payload_files: &[PayloadFile],
+        ask_cache: bool,
     ) -> Request {
         let tool = &manifest.tools[index];
-        let cached = self
-            .cache
-            .borrow_mut()
-            .get_or_project(tool, &self.options, |_, _| Err(()))
-            .ok();
+        let cached = ask_cache
+            .then(|| {
+                self.cache
+                    .borrow_mut()
+                    .get_or_project(tool, &self.options, |_, _| Err(()))
+                    .ok()
+            })
+            .flatten();
         // A bare schema has no tool name of its own (the title stands in for one).
         let named = manifest.format != ManifestFormat::BareSchema;
         let files: Vec<PayloadFile> = payload_files
@@ -860,7 +874,7 @@ impl App {
         if self.pending.is_none()
             && let Some(staged) = self.live.deferred.take()
         {
-            self.stage_save(*staged);
+            self.restage_save(*staged);
         }
     }
 
@@ -879,19 +893,15 @@ impl App {
     }
 
     /// Keeps a projection made in the background in the cache (a save of another tool, or
-    /// going back to this one, reuses it).
+    /// going back to this one, reuses it). Known by the schema's address only: comparing a
+    /// new version's schema with the old one by content would take the loop's time.
     fn remember(&self, entry: usize, projection: Arc<Projection>) -> Arc<Projection> {
         let Some((_, tool)) = self.tool(entry) else {
             return projection;
         };
-        match Arc::try_unwrap(projection) {
-            Ok(p) => self
-                .cache
-                .borrow_mut()
-                .get_or_project(tool, &self.options, |_, _| Ok::<_, ()>(p))
-                .unwrap_or_else(|()| unreachable!("the projection is given")),
-            Err(shared) => shared,
-        }
+        self.cache
+            .borrow_mut()
+            .insert(tool, &self.options, projection)
     }
 
     fn after_view(&mut self, then: After) {
@@ -914,7 +924,7 @@ impl App {
             }
             After::Reload(reloaded) => self.finish_reload(*reloaded),
             // Taken by `receive` before a view is built.
-            After::Save(staged) => self.stage_save(*staged),
+            After::Save(staged) => self.restage_save(*staged),
             // Asked for a shown view; without one there is nothing to update.
             After::Payloads { .. } | After::Report => {}
             After::Relinted { link } => {
@@ -931,6 +941,10 @@ impl App {
     /// Takes the background's results that arrived; whether the screen changed.
     pub fn poll_projection(&mut self) -> bool {
         let mut changed = self.wait_loading(Duration::ZERO);
+        while let Some(read) = self.saves.as_ref().and_then(SaveReader::try_result) {
+            self.receive_save(read);
+            changed = true;
+        }
         while let Some(done) = self.worker.as_ref().and_then(Worker::try_result) {
             self.receive(done);
             changed = true;
@@ -947,12 +961,22 @@ impl App {
                 return;
             }
         }
-        while let Some(pending) = &self.pending {
-            let left = (pending.started + limit).saturating_duration_since(Instant::now());
-            let Some(done) = self.worker.as_ref().and_then(|w| w.wait_result(left)) else {
+        loop {
+            if let Some(reading) = self.live.reading.values().map(|r| r.started).min() {
+                let left = (reading + limit).saturating_duration_since(Instant::now());
+                let Some(read) = self.saves.as_ref().and_then(|s| s.wait_result(left)) else {
+                    return;
+                };
+                self.receive_save(read);
+            } else if let Some(pending) = &self.pending {
+                let left = (pending.started + limit).saturating_duration_since(Instant::now());
+                let Some(done) = self.worker.as_ref().and_then(|w| w.wait_result(left)) else {
+                    return;
+                };
+                self.receive(done);
+            } else {
                 return;
-            };
-            self.receive(done);
+            }
         }
     }
 
@@ -968,7 +992,7 @@ impl App {
             Some(Pending {
                 then: After::Save(staged),
                 ..
-            }) => self.stage_save(*staged),
+            }) => self.restage_save(*staged),
             Some(p) => self.request_view(p.entry, p.keep, p.then),
             None => {}
         }
@@ -998,14 +1022,35 @@ impl App {
         self.wait_loading(Duration::from_secs(24 * 3600));
     }
 
-    /// While loading or projecting: when the progress indicator should move next.
+    /// While loading, reading a save or projecting: when the progress indicator should move
+    /// next.
     pub fn projection_deadline(&self) -> Option<Instant> {
-        let (started, elapsed) = match (&self.loading, &self.pending) {
-            (Some(l), _) => (l.started, l.elapsed),
-            (None, Some(p)) => (p.started, p.elapsed),
-            (None, None) => return None,
-        };
+        let (started, elapsed) = self.busy()?;
         Some(started + elapsed + Duration::from_millis(100))
+    }
+
+    /// What the status bar's progress indicator shows: what is being done, since when, and
+    /// for how long at the last tick.
+    pub fn busy_with(&self) -> Option<(&'static str, Duration)> {
+        match (&self.loading, &self.pending) {
+            (Some(l), _) => Some(("reading", l.elapsed)),
+            (None, Some(p)) => Some((p.doing, p.elapsed)),
+            (None, None) => self
+                .oldest_reading()
+                .map(|r| ("reading the save", r.elapsed)),
+        }
+    }
+
+    fn busy(&self) -> Option<(Instant, Duration)> {
+        match (&self.loading, &self.pending) {
+            (Some(l), _) => Some((l.started, l.elapsed)),
+            (None, Some(p)) => Some((p.started, p.elapsed)),
+            (None, None) => self.oldest_reading().map(|r| (r.started, r.elapsed)),
+        }
+    }
+
+    fn oldest_reading(&self) -> Option<&super::live::Reading> {
+        self.live.reading.values().min_by_key(|r| r.started)
     }
 
     pub(super) fn tick_projection(&mut self, now: Instant) {
@@ -1014,6 +1059,9 @@ impl App {
         }
         if let Some(p) = &mut self.pending {
             p.elapsed = now.saturating_duration_since(p.started);
+        }
+        for r in self.live.reading.values_mut() {
+            r.elapsed = now.saturating_duration_since(r.started);
         }
     }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use std::sync::Arc;
 
-use schemalens::manifest::{self, Manifest};
+use schemalens::manifest::Manifest;
 use schemalens::mcp::McpEvent;
 use schemalens::validate::discover::tool_subdir;
 use schemalens::watch::{Target, WatchConfig, WatchEvent};
@@ -20,6 +20,7 @@ use super::app::{After, App, Entry, Kept, ToolView, entries_of, update};
 use super::keys::Action;
 use super::payloads;
 use super::projecting::Computed;
+use super::saving::{self, Parsed, ReadSave, SaveJob, SaveReader};
 use super::tree::{Node, NodeId, SchemaTree, Side};
 
 /// How long the marks of a save stay when no other save replaces them: long enough to look
@@ -100,6 +101,20 @@ pub struct Live {
     pub changed_tools: HashSet<(usize, String)>,
     /// A save whose check was superseded by another request: checked again after it.
     pub(super) deferred: Option<Box<Staged>>,
+    /// Saves being parsed and compared off the loop, by source: only the newest is wanted.
+    pub reading: HashMap<usize, Reading>,
+    /// The generation of the newest save read.
+    read_generation: u64,
+}
+
+/// A save handed to the [`SaveReader`], not back yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reading {
+    generation: u64,
+    hash: u64,
+    pub started: Instant,
+    /// How long it has been read at the last tick: what the status bar shows.
+    pub elapsed: Duration,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -372,24 +387,21 @@ impl App {
 
     fn manifest_event(&mut self, i: usize, event: WatchEvent, now: Instant) {
         if let WatchEvent::Changed { hash, .. } = &event
-            && self.staged_hash(i) == Some(*hash)
+            && (self.staged_hash(i) == Some(*hash) || self.reading_hash(i) == Some(*hash))
         {
-            // The version being checked, reported again.
+            // The version being read or checked, reported again.
             return;
         }
-        // A newer version supersedes one still being checked.
+        // A newer version supersedes one still being read or checked.
         self.drop_staged_save(i);
+        self.drop_reading(i);
         match event {
             WatchEvent::Changed { content, hash, .. } => {
                 let source = &self.sources[i];
                 if source.hash == Some(hash) && source.stale.is_none() {
                     return;
                 }
-                let origin = source.path.clone();
-                match manifest::load_reader(content.as_slice(), &origin, None) {
-                    Ok(m) => self.apply_manifest(i, m, hash, now),
-                    Err(e) => self.keep_last_good(i, Some(hash), Stale::Invalid(e.to_string())),
-                }
+                self.read_save(i, content, hash, now);
             }
             WatchEvent::Missing { .. } => self.keep_last_good(i, None, Stale::Missing),
             WatchEvent::Error { path, message } => {
@@ -397,6 +409,123 @@ impl App {
                 self.keep_last_good(i, None, Stale::Invalid(format!("{path}{message}")))
             }
         }
+    }
+
+    /// Hands a saved version of source `i` to the save reader (read here when there is no
+    /// reader thread: tests, a worker driven by hand).
+    fn read_save(&mut self, i: usize, bytes: Vec<u8>, hash: u64, now: Instant) {
+        self.live.read_generation += 1;
+        let generation = self.live.read_generation;
+        let source = &self.sources[i];
+        let job = SaveJob {
+            source: i,
+            generation,
+            origin: source.path.clone(),
+            bytes,
+            hash,
+            at: now,
+            shown: source.manifest.as_ref().ok().cloned(),
+            payload_folder: source.payload_folder(),
+        };
+        let reading = Reading {
+            generation,
+            hash,
+            started: Instant::now(),
+            elapsed: Duration::ZERO,
+        };
+        self.live.reading.insert(i, reading);
+        match self.save_reader() {
+            Some(reader) => reader.submit(job),
+            None => self.receive_save(saving::read(job)),
+        }
+    }
+
+    /// The save reader, started with the first save when the worker has a thread to wake the
+    /// event loop with.
+    fn save_reader(&mut self) -> Option<&SaveReader> {
+        if self.saves.is_none() {
+            let notify = self.worker.as_ref().and_then(|w| w.notifier())?;
+            self.saves = SaveReader::start(notify);
+        }
+        self.saves.as_ref()
+    }
+
+    fn reading_hash(&self, i: usize) -> Option<u64> {
+        self.live.reading.get(&i).map(|r| r.hash)
+    }
+
+    /// Forgets the save of source `i` being read: a newer event of the same file replaces it.
+    fn drop_reading(&mut self, i: usize) {
+        if self.live.reading.remove(&i).is_some()
+            && let Some(reader) = &self.saves
+        {
+            reader.withdraw(i);
+        }
+    }
+
+    /// A save read off the loop: dropped if a newer event of its file came since, else the
+    /// error kept beside the last good view, or the version staged.
+    pub(super) fn receive_save(&mut self, read: ReadSave) {
+        let i = read.source;
+        if self.live.reading.get(&i).map(|r| r.generation) != Some(read.generation) {
+            return;
+        }
+        self.live.reading.remove(&i);
+        let parsed = match read.outcome {
+            Ok(parsed) => parsed,
+            Err(message) => {
+                return self.keep_last_good(i, Some(read.hash), Stale::Invalid(message));
+            }
+        };
+        let shown = self.sources[i].manifest.as_ref().ok().map(|m| &m.document);
+        let still = match (shown, &read.compared_with) {
+            (Some(now), Some(then)) => Arc::ptr_eq(now, then),
+            (None, None) => true,
+            _ => false,
+        };
+        let parsed = if still {
+            parsed
+        } else {
+            // The version shown changed while it was read: compared again, here.
+            self.compared(i, parsed.manifest)
+        };
+        self.stage_parsed(i, parsed, read.hash, read.at);
+    }
+
+    /// `m`, a new version of source `i`, compared with the version shown, with its payload
+    /// files.
+    fn compared(&self, i: usize, m: Manifest) -> Parsed {
+        let source = &self.sources[i];
+        let mut parsed = saving::compare(source.manifest.as_ref().ok(), m);
+        if !parsed.same {
+            parsed.payload_files = payloads::discover_in(source.payload_folder(), &parsed.manifest);
+        }
+        parsed
+    }
+
+    fn stage_parsed(&mut self, i: usize, parsed: Parsed, hash: u64, at: Instant) {
+        let Parsed {
+            manifest,
+            same,
+            changed_tools,
+            payload_files,
+        } = parsed;
+        if same {
+            // Back to what is shown (a bad save undone, a file recreated as it was): the
+            // marks of the last real change stay.
+            let source = &mut self.sources[i];
+            source.hash = Some(hash);
+            source.stale = None;
+            return;
+        }
+        self.stage_save(Staged {
+            source: i,
+            manifest,
+            hash,
+            at,
+            changed_tools,
+            payload_files,
+        });
     }
 
     /// The newest version cannot be used: what is shown stays, and says why.
@@ -412,13 +541,10 @@ impl App {
         source.stale = Some(stale);
     }
 
+    /// A new version already parsed (a live server's tool list): compared here, then staged.
     pub(super) fn apply_manifest(&mut self, i: usize, m: Manifest, hash: u64, now: Instant) {
-        self.stage_save(Staged {
-            source: i,
-            manifest: m,
-            hash,
-            at: now,
-        });
+        let parsed = self.compared(i, m);
+        self.stage_parsed(i, parsed, hash, now);
     }
 
     /// The tool of source `i` the view shows, by its place and name.
@@ -439,18 +565,6 @@ impl App {
     /// the new view is ready the old one stays on screen.
     pub(super) fn stage_save(&mut self, staged: Staged) {
         let i = staged.source;
-        let source = &mut self.sources[i];
-        if source
-            .manifest
-            .as_ref()
-            .is_ok_and(|old| old.document == staged.manifest.document)
-        {
-            // Back to what is shown (a bad save undone, a file recreated as it was): the
-            // marks of the last real change stay.
-            source.hash = Some(staged.hash);
-            source.stale = None;
-            return;
-        }
         let checked = self
             .shown_tool_of(i)
             .filter(|_| self.view.as_ref().is_some_and(|v| v.projection.is_some()))
@@ -459,10 +573,21 @@ impl App {
             self.commit_save(staged, None);
             return;
         };
-        let payload_files =
-            payloads::discover_in(self.sources[i].payload_folder(), &staged.manifest);
-        let request = self.request_for(i, &staged.manifest, t, &payload_files);
+        // A changed tool's schema is new: the cache, keyed by schema, cannot have it, and
+        // looking would compare it with the old one on the loop.
+        let unchanged = !staged
+            .changed_tools
+            .contains(&staged.manifest.tools[t].name);
+        let request = self.request_for(i, &staged.manifest, t, &staged.payload_files, unchanged);
         self.dispatch(request, entry, None, After::Save(Box::new(staged)));
+    }
+
+    /// A staged save checked again after another request (its payload files looked up
+    /// again: one may have been saved meanwhile, which is why it is checked again).
+    pub(super) fn restage_save(&mut self, mut staged: Staged) {
+        let folder = self.sources[staged.source].payload_folder();
+        staged.payload_files = payloads::discover_in(folder, &staged.manifest);
+        self.stage_save(staged);
     }
 
     /// The shown tool of a staged save, projected: the save is applied with that view, or
@@ -519,6 +644,8 @@ impl App {
             manifest: m,
             hash,
             at: now,
+            changed_tools,
+            payload_files,
         } = staged;
         let view_key = self.view.as_ref().and_then(|v| self.entry_key(v.entry));
         let shown = self.shown_tool_of(i);
@@ -526,11 +653,6 @@ impl App {
         let old_view = self.view.take();
         // What was being projected belongs to the old version: asked again below.
         self.pending = None;
-        let changed_tools = match &self.sources[i].manifest {
-            Ok(old) => changed_tools(old, &m),
-            Err(_) => m.tools.iter().map(|t| t.name.clone()).collect(),
-        };
-        let payload_files = payloads::discover_in(self.sources[i].payload_folder(), &m);
         let source = &mut self.sources[i];
         let old_manifest = std::mem::replace(&mut source.manifest, Ok(m));
         // The shown tool's old schema, for the change marks.
@@ -726,6 +848,9 @@ pub struct Staged {
     hash: u64,
     /// When it was saved: its change marks expire from then.
     at: Instant,
+    /// Its tools that the version shown lacks with the same schema (see [`saving::compare`]).
+    changed_tools: Vec<String>,
+    payload_files: Vec<schemalens::validate::PayloadFile>,
 }
 
 /// A reload waiting for its projection: the view it replaces and where the user was in it.
@@ -736,17 +861,4 @@ pub struct Reloaded {
     side: Side,
     payload: Option<(PathBuf, Option<usize>)>,
     scroll: u16,
-}
-
-/// Tools of `new` that are not in `old` with the same schema.
-fn changed_tools(old: &Manifest, new: &Manifest) -> Vec<String> {
-    new.tools
-        .iter()
-        .filter(|t| {
-            !old.tools
-                .iter()
-                .any(|o| o.name == t.name && o.schema == t.schema && o.dialect == t.dialect)
-        })
-        .map(|t| t.name.clone())
-        .collect()
 }

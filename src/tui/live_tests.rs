@@ -827,6 +827,139 @@ fn a_payload_saved_while_a_save_is_projected_is_checked_with_it() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Saves read off the event loop
+// ---------------------------------------------------------------------------------------------
+
+/// The by-hand fixture whose saves wait for `read_one` to be parsed and compared.
+fn fixture_reading_by_hand(doc: &Value) -> Fixture {
+    let mut f = fixture_by_hand(doc, Options::flat());
+    f.app.saves = Some(super::saving::SaveReader::by_hand());
+    f
+}
+
+/// Reads the oldest save waiting and takes what arrived; its generation.
+fn read_one(app: &mut App) -> Option<u64> {
+    let generation = app.saves.as_ref().expect("a save reader").run_one();
+    app.poll_projection();
+    generation
+}
+
+#[test]
+fn a_save_is_read_off_the_loop_and_a_newer_one_replaces_it() {
+    let mut f = fixture_reading_by_hand(&manifest(search_v1()));
+    f.app.select_pointer(Side::Original, "/properties/limit");
+    let before = panes(&f.app);
+    let fetch = f.app.sources[0].manifest.as_ref().unwrap().tools[1]
+        .schema
+        .clone();
+    let mut v3 = search_v2();
+    v3["properties"]["page"]["maximum"] = json!(9);
+    save(&mut f, &manifest(search_v2()));
+    // Nothing parsed on the loop: nothing staged, the view as it was, keys answered.
+    assert!(f.app.pending.is_none());
+    assert_eq!(panes(&f.app), before);
+    assert!(status_line(&f.app).contains("reading the save"));
+    handle(&mut f.app, Msg::Action(Action::Help));
+    assert!(f.app.overlay.is_some());
+    handle(&mut f.app, Msg::Action(Action::CloseOverlay));
+    // A newer save arrives while the first waits: only the newer one is read.
+    save(&mut f, &manifest(v3.clone()));
+    assert!(read_one(&mut f.app).is_some());
+    assert_eq!(read_one(&mut f.app), None, "the older save was replaced");
+    assert!(f.app.pending.is_some(), "the newer save is projected");
+    run_worker(&mut f.app);
+    let search = &f.app.sources[0].manifest.as_ref().unwrap().tools[0];
+    assert_eq!(*search.schema, v3);
+    // The other tool did not change: its schema is the one shown before, not a copy.
+    let tools = &f.app.sources[0].manifest.as_ref().unwrap().tools;
+    assert!(std::sync::Arc::ptr_eq(&tools[1].schema, &fetch));
+    assert_eq!(f.app.live.changed_tools.len(), 1);
+    assert_eq!(
+        change_at(&f.app, Side::Original, "/properties/page"),
+        Some(Change::Added)
+    );
+    let mut inline = fixture(&manifest(search_v1()), Options::flat());
+    inline
+        .app
+        .select_pointer(Side::Original, "/properties/limit");
+    save(&mut inline, &manifest(v3));
+    assert_eq!(screen(&f.app), screen(&inline.app));
+}
+
+#[test]
+fn a_save_read_while_a_newer_one_arrives_is_dropped() {
+    let mut f = fixture_reading_by_hand(&manifest(search_v1()));
+    save(&mut f, &manifest(search_v2()));
+    // The reader has parsed it (its result is on the way) when the newer save comes.
+    let older = f.app.saves.as_ref().unwrap().run_one();
+    assert!(older.is_some());
+    let mut v3 = search_v2();
+    v3["properties"]["extra"] = json!({"type": "boolean"});
+    save(&mut f, &manifest(v3.clone()));
+    f.app.poll_projection();
+    assert!(f.app.pending.is_none(), "the older result is dropped");
+    assert_eq!(
+        *f.app.sources[0].manifest.as_ref().unwrap().tools[0].schema,
+        search_v1()
+    );
+    assert!(read_one(&mut f.app).is_some());
+    run_worker(&mut f.app);
+    assert_eq!(
+        *f.app.sources[0].manifest.as_ref().unwrap().tools[0].schema,
+        v3
+    );
+    // Deleted while a save is read: the save is dropped, the file said missing.
+    save(&mut f, &manifest(search_v1()));
+    handle(
+        &mut f.app,
+        Msg::Watch(WatchEvent::Missing {
+            path: f.path.clone(),
+        }),
+    );
+    read_one(&mut f.app);
+    assert_eq!(f.app.sources[0].stale, Some(Stale::Missing));
+    assert_eq!(
+        *f.app.sources[0].manifest.as_ref().unwrap().tools[0].schema,
+        v3
+    );
+}
+
+#[test]
+fn a_bad_save_read_off_the_loop_keeps_the_last_good_view_and_says_where() {
+    let mut f = fixture_reading_by_hand(&manifest(search_v1()));
+    f.app.select_pointer(Side::Original, "/properties/limit");
+    handle(
+        &mut f.app,
+        changed(&f.path, b"{\"tools\": [\n  {\"name\": \"search\",,"),
+    );
+    assert_eq!(f.app.sources[0].stale, None, "not read yet");
+    read_one(&mut f.app);
+    let Some(Stale::Invalid(error)) = &f.app.sources[0].stale else {
+        panic!("{:?}", f.app.sources[0].stale);
+    };
+    assert!(error.contains("tools.json:2:21: invalid JSON"), "{error}");
+    assert!(f.app.pending.is_none());
+    assert_eq!(pointer(&f.app, Side::Original), "/properties/limit");
+    assert!(detail_text(&f.app).contains("tools.json:2:21"));
+    // The last good view stays, its tools listed.
+    assert_eq!(f.app.entries.len(), 2);
+    assert!(panes(&f.app).contains("limit"));
+    assert!(status_line(&f.app).contains("⚠"), "{}", status_line(&f.app));
+    // The version shown, saved again, is no change; a good save then recovers.
+    save(&mut f, &manifest(search_v1()));
+    read_one(&mut f.app);
+    assert_eq!(f.app.sources[0].stale, None);
+    assert!(f.app.pending.is_none() && f.app.change_count().is_none());
+    save(&mut f, &manifest(search_v2()));
+    read_one(&mut f.app);
+    run_worker(&mut f.app);
+    assert_eq!(
+        change_at(&f.app, Side::Original, "/properties/page"),
+        Some(Change::Added)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // The files named, loaded in the background
 // ---------------------------------------------------------------------------------------------
 

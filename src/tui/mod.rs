@@ -15,6 +15,7 @@ mod overlay;
 mod payloads;
 pub mod projecting;
 pub mod render;
+pub mod saving;
 pub mod server;
 #[cfg(test)]
 mod svg;

@@ -635,12 +635,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
                 theme.heading(),
             ));
         }
-        let busy = match (&app.loading, &app.pending) {
-            (Some(l), _) => Some(("reading", l.elapsed)),
-            (None, Some(p)) => Some((p.doing, p.elapsed)),
-            (None, None) => None,
-        };
-        if let Some((doing, elapsed)) = busy {
+        if let Some((doing, elapsed)) = app.busy_with() {
             spans.push(Span::raw(" │ "));
             spans.push(Span::styled(spinner(elapsed), theme.heading()));
             spans.push(Span::raw(format!(

@@ -1829,7 +1829,7 @@ fn payload_verdicts_come_with_a_view_computed_in_the_background() {
 fn a_request_shares_the_tool_s_schema_and_finds_its_projection_by_address() {
     let app = open("nested-union-pydantic.json", PLAIN, 120, 30);
     let manifest = app.sources[0].manifest.as_ref().unwrap();
-    let request = app.request_for(0, manifest, 0, &[]);
+    let request = app.request_for(0, manifest, 0, &[], true);
     // The worker gets the manifest's schema itself, not a copy of it.
     assert!(std::sync::Arc::ptr_eq(
         &request.tool.schema,

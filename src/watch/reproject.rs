@@ -52,14 +52,7 @@ impl ProjectionCache {
         options: &Options,
         project: impl FnOnce(&Tool, &Options) -> Result<Projection, E>,
     ) -> Result<Arc<Projection>, E> {
-        // `Options` has no `PartialEq`; its `Debug` form shows every field, including any
-        // added later, which a hand-written comparison would silently miss.
-        let options_key = format!("{options:?}");
-        if options_key != self.options {
-            self.previous.clear();
-            self.current.clear();
-            self.options = options_key;
-        }
+        self.use_options(options);
         // By address first; by content for a new version's tool (a save re-reads the file).
         let same = |e: &Entry| {
             e.dialect == tool.dialect
@@ -90,6 +83,44 @@ impl ProjectionCache {
             .or_default()
             .push(entry);
         Ok(projection)
+    }
+
+    /// Keeps `projection` as `tool`'s under `options`, known by the schema's address only:
+    /// for a caller that projected it because the cache had nothing for this schema, and that
+    /// must not spend time comparing a new version's schema with the old one by content. The
+    /// same schema (by address) kept already is kept once; the projection kept is returned.
+    pub fn insert(
+        &mut self,
+        tool: &Tool,
+        options: &Options,
+        projection: Arc<Projection>,
+    ) -> Arc<Projection> {
+        self.use_options(options);
+        let kept = self.current.entry(tool.name.clone()).or_default();
+        if let Some(e) = kept
+            .iter()
+            .find(|e| e.dialect == tool.dialect && Arc::ptr_eq(&e.schema, &tool.schema))
+        {
+            return e.projection.clone();
+        }
+        kept.push(Entry {
+            dialect: tool.dialect,
+            schema: tool.schema.clone(),
+            projection: projection.clone(),
+        });
+        projection
+    }
+
+    /// Forgets everything kept under other options.
+    fn use_options(&mut self, options: &Options) {
+        // `Options` has no `PartialEq`; its `Debug` form shows every field, including any
+        // added later, which a hand-written comparison would silently miss.
+        let options_key = format!("{options:?}");
+        if options_key != self.options {
+            self.previous.clear();
+            self.current.clear();
+            self.options = options_key;
+        }
     }
 
     /// The version is done: what it did not ask for is forgotten, so that the cache holds at
@@ -219,5 +250,28 @@ mod tests {
                 cache.next_version();
             }
         }
+    }
+
+    #[test]
+    fn an_inserted_projection_is_found_by_address_and_kept_once() {
+        let options = Options::default();
+        let calls = Cell::new(0);
+        let mut cache = ProjectionCache::new();
+        let tool = &tools(TWO)[1];
+        let projection = Arc::new(project_tool(tool, &options).unwrap());
+        let kept = cache.insert(tool, &options, projection.clone());
+        assert!(Arc::ptr_eq(&kept, &projection));
+        // The same schema again keeps the first; a lookup finds it without projecting.
+        let again = cache.insert(
+            tool,
+            &options,
+            Arc::new(project_tool(tool, &options).unwrap()),
+        );
+        assert!(Arc::ptr_eq(&again, &projection));
+        let found = cache
+            .get_or_project(tool, &options, counted(&calls))
+            .unwrap();
+        assert!(Arc::ptr_eq(&found, &projection));
+        assert_eq!(calls.get(), 0);
     }
 }
