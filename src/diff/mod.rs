@@ -22,10 +22,12 @@ mod trace;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::ProjectionError;
 use crate::lint::{self, Finding, Profile, Subject};
 use crate::manifest::{Manifest, ManifestFormat, SchemaDialect, Tool};
 use crate::pointer;
@@ -283,15 +285,41 @@ pub fn payloads_beside(path: &Path, manifest: &Manifest) -> (Vec<Payload>, Vec<S
     (out, errors)
 }
 
+/// How a diff projects a tool: [`crate::project_tool`] under the options, or the caller's
+/// own, which may already hold some of the projections (the inspector's shown view).
+pub type Projector<'a> = dyn Fn(&Tool) -> Result<Arc<Projection>, ProjectionError> + 'a;
+
+/// The projector [`diff`] uses: every tool projected under `options`.
+fn projecting(options: &Options) -> impl Fn(&Tool) -> Result<Arc<Projection>, ProjectionError> {
+    |tool| crate::project_tool(tool, options).map(Arc::new)
+}
+
 /// Compares two versions of a manifest.
 pub fn diff(old: &Manifest, new: &Manifest, payloads: &[Payload], options: &DiffOptions) -> Report {
+    diff_with(
+        old,
+        new,
+        payloads,
+        options,
+        &projecting(&options.projection),
+    )
+}
+
+/// [`diff`], each tool projected by `project`.
+pub fn diff_with(
+    old: &Manifest,
+    new: &Manifest,
+    payloads: &[Payload],
+    options: &DiffOptions,
+    project: &Projector<'_>,
+) -> Report {
     let mut tools = Vec::new();
     // A bare schema is named after its file (or title): two versions of one are one tool.
     if old.format == ManifestFormat::BareSchema
         && new.format == ManifestFormat::BareSchema
         && let ([ot], [nt]) = (old.tools.as_slice(), new.tools.as_slice())
     {
-        let mut t = diff_tool(Some((old, ot)), Some((new, nt)), payloads, options);
+        let mut t = diff_tool_with(Some((old, ot)), Some((new, nt)), payloads, options, project);
         t.tool = nt.name.clone();
         tools.push(t);
         return Report { tools };
@@ -307,16 +335,23 @@ pub fn diff(old: &Manifest, new: &Manifest, payloads: &[Payload], options: &Diff
             taken[j] = true;
         }
         let nt = found.map(|j| &new.tools[j]);
-        tools.push(diff_tool(
+        tools.push(diff_tool_with(
             Some((old, ot)),
             nt.map(|t| (new, t)),
             payloads,
             options,
+            project,
         ));
     }
     for (j, nt) in new.tools.iter().enumerate() {
         if !taken[j] {
-            tools.push(diff_tool(None, Some((new, nt)), payloads, options));
+            tools.push(diff_tool_with(
+                None,
+                Some((new, nt)),
+                payloads,
+                options,
+                project,
+            ));
         }
     }
     Report { tools }
@@ -338,13 +373,30 @@ pub fn diff_tool(
     payloads: &[Payload],
     options: &DiffOptions,
 ) -> ToolDiff {
+    diff_tool_with(
+        old,
+        new,
+        payloads,
+        options,
+        &projecting(&options.projection),
+    )
+}
+
+/// [`diff_tool`], each version projected by `project`.
+pub fn diff_tool_with(
+    old: Option<Version<'_>>,
+    new: Option<Version<'_>>,
+    payloads: &[Payload],
+    options: &DiffOptions,
+    project: &Projector<'_>,
+) -> ToolDiff {
     let name = old
         .or(new)
         .map_or_else(String::new, |(_, t)| t.name.clone());
-    let old_proj = old.map(|(_, t)| crate::project_tool(t, &options.projection));
-    let new_proj = new.map(|(_, t)| crate::project_tool(t, &options.projection));
-    let op = old_proj.as_ref().and_then(|r| r.as_ref().ok());
-    let np = new_proj.as_ref().and_then(|r| r.as_ref().ok());
+    let old_proj = old.map(|(_, t)| project(t));
+    let new_proj = new.map(|(_, t)| project(t));
+    let op = old_proj.as_ref().and_then(|r| r.as_deref().ok());
+    let np = new_proj.as_ref().and_then(|r| r.as_deref().ok());
     let mut changes = Vec::new();
     let mut pairs = HashMap::new();
     let status = match (old, new) {

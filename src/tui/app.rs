@@ -1366,7 +1366,8 @@ impl App {
         }
         let job = self.changes_source().and_then(|s| self.report_job_of(s));
         if let Some(job) = job {
-            self.show_report(job.run(&schemalens::projection::Cancel::never()));
+            let known = projecting::Known::default();
+            self.show_report(job.run(&schemalens::projection::Cancel::never(), &known));
         }
     }
 

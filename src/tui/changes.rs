@@ -63,6 +63,7 @@ pub fn tool_diff(
     current: &Manifest,
     tool: &Tool,
     options: &diff::DiffOptions,
+    project: &diff::Projector<'_>,
 ) -> Option<ToolDiff> {
     let old = baseline_tool(baseline, current, tool);
     if old.is_some_and(|o| {
@@ -70,11 +71,12 @@ pub fn tool_diff(
     }) {
         return None;
     }
-    Some(diff::diff_tool(
+    Some(diff::diff_tool_with(
         old.map(|o| (baseline, o)),
         Some((current, tool)),
         &[],
         options,
+        project,
     ))
 }
 

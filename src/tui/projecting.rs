@@ -14,12 +14,14 @@ use std::time::{Duration, Instant};
 
 use schemalens::lint::Profile;
 use schemalens::lint::report::{self, ProfileLint, ToolForms};
-use schemalens::manifest::Tool;
+use schemalens::manifest::{SchemaDialect, Tool};
 use schemalens::projection::Cancel;
 use schemalens::{Options, Projection, ProjectionError, project_tool};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
+
+use serde_json::Value;
 
 use schemalens::diff::{DiffOptions, Report, ToolDiff};
 use schemalens::manifest::Manifest;
@@ -97,10 +99,11 @@ impl DiffJob {
         }
     }
 
-    fn run(mut self, cancel: &Cancel) -> Option<ToolDiff> {
+    fn run(mut self, cancel: &Cancel, known: &Known) -> Option<ToolDiff> {
         self.options.projection.cancel = cancel.clone();
         let tool = self.current.tools.first()?;
-        changes::tool_diff(&self.baseline, &self.current, tool, &self.options)
+        let project = |t: &Tool| known.project(t, &self.options.projection);
+        changes::tool_diff(&self.baseline, &self.current, tool, &self.options, &project)
     }
 }
 
@@ -122,7 +125,8 @@ impl ReportJob {
         }
     }
 
-    pub fn run(self, cancel: &Cancel) -> ChangesReport {
+    /// The report, each schema projected once through `known` (see [`Known`]).
+    pub fn run(self, cancel: &Cancel, known: &Known) -> ChangesReport {
         let ReportJob {
             baseline,
             current,
@@ -130,11 +134,93 @@ impl ReportJob {
         } = self;
         options.projection.cancel = cancel.clone();
         let baseline = baseline.as_ref().unwrap_or(&current);
+        let project = |t: &Tool| known.project(t, &options.projection);
         ChangesReport {
-            report: schemalens::diff::diff(baseline, &current, &[], &options),
+            report: schemalens::diff::diff_with(baseline, &current, &[], &options, &project),
             baseline: baseline.origin.clone(),
             current: current.origin.clone(),
         }
+    }
+}
+
+/// Projections made or used for a diff lately, by the schema they are of (its address, its
+/// dialect, the options): the change marks and the changes screen's report project the shown
+/// tool's new version (the view's projection) and its baseline, again at every save; each is
+/// projected once. Few are kept, as each can be as large as its tool, and only for diffs: a
+/// view without change marks keeps nothing here.
+#[derive(Clone, Default)]
+pub struct Known {
+    entries: Arc<Mutex<VecDeque<KnownEntry>>>,
+    /// How many projections were made here (the rest were found).
+    projected: Arc<AtomicU64>,
+}
+
+struct KnownEntry {
+    schema: Arc<Value>,
+    dialect: SchemaDialect,
+    options: String,
+    projection: Arc<Projection>,
+}
+
+impl Known {
+    /// The view's projection, the baseline's, and the view's that a save replaces (until the
+    /// app lets go of its version).
+    const KEEP: usize = 3;
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, VecDeque<KnownEntry>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    #[cfg(test)]
+    pub fn projected(&self) -> u64 {
+        self.projected.load(Ordering::SeqCst)
+    }
+
+    fn get(&self, tool: &Tool, options: &str) -> Option<Arc<Projection>> {
+        let mut entries = self.entries();
+        let at = entries.iter().position(|e| {
+            Arc::ptr_eq(&e.schema, &tool.schema)
+                && e.dialect == tool.dialect
+                && e.options == options
+        })?;
+        let entry = entries.remove(at)?;
+        let projection = entry.projection.clone();
+        entries.push_front(entry);
+        Some(projection)
+    }
+
+    /// Keeps `projection` as `tool`'s under `options`, the least recently used one leaving.
+    pub fn keep(&self, tool: &Tool, options: &Options, projection: Arc<Projection>) {
+        let options = format!("{options:?}");
+        if self.get(tool, &options).is_some() {
+            return;
+        }
+        let mut entries = self.entries();
+        // Found by address only: a schema nobody else holds any more is never asked again.
+        entries.retain(|e| Arc::strong_count(&e.schema) > 1);
+        entries.push_front(KnownEntry {
+            schema: tool.schema.clone(),
+            dialect: tool.dialect,
+            options,
+            projection,
+        });
+        entries.truncate(Self::KEEP);
+    }
+
+    /// `tool`'s projection under `options`: the one kept, else projected (outside the lock)
+    /// and kept.
+    pub fn project(
+        &self,
+        tool: &Tool,
+        options: &Options,
+    ) -> Result<Arc<Projection>, ProjectionError> {
+        if let Some(p) = self.get(tool, &format!("{options:?}")) {
+            return Ok(p);
+        }
+        let projection = Arc::new(project_tool(tool, options)?);
+        self.projected.fetch_add(1, Ordering::SeqCst);
+        self.keep(tool, options, projection.clone());
+        Ok(projection)
     }
 }
 
@@ -204,6 +290,16 @@ pub enum Step {
 /// step it stopped in). It is asked between steps and, through the request's cancel token
 /// (raised by [`Worker::submit`]), inside the projection and the trees.
 pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Result<Computed, Step> {
+    compute_with(request, superseded, &Known::default())
+}
+
+/// [`compute`], the diff and the report projecting through `known`, which keeps projections
+/// between requests.
+pub fn compute_with(
+    request: Request,
+    superseded: impl Fn(u64) -> bool,
+    known: &Known,
+) -> Result<Computed, Step> {
     let start = Instant::now();
     let Request {
         generation,
@@ -263,8 +359,12 @@ pub fn compute(request: Request, superseded: impl Fn(u64) -> bool) -> Result<Com
         ),
         _ => (Vec::new(), None),
     };
-    let diff = diff.and_then(|job| job.run(&options.cancel));
-    let report = report.map(|job| job.run(&options.cancel));
+    if let (Ok(p), true) = (&projection, diff.is_some() || report.is_some()) {
+        // Both diff the shown tool's version projected just now (or shown already).
+        known.keep(&tool, &options, p.clone());
+    }
+    let diff = diff.and_then(|job| job.run(&options.cancel, known));
+    let report = report.map(|job| job.run(&options.cancel, known));
     if stop() {
         return Err(Step::Checks);
     }
@@ -317,6 +417,8 @@ struct Shared {
     newest: AtomicU64,
     /// Requests stopped before they were done, and the step each was in.
     stopped: Mutex<Vec<(u64, Step)>>,
+    /// Projections kept for the diffs of later requests.
+    known: Known,
 }
 
 /// One background thread that computes the newest request; results come back on a channel,
@@ -339,6 +441,7 @@ impl Worker {
             wake: Condvar::new(),
             newest: AtomicU64::new(0),
             stopped: Mutex::default(),
+            known: Known::default(),
         });
         let (tx, results) = mpsc::channel();
         let thread = {
@@ -373,6 +476,7 @@ impl Worker {
                 wake: Condvar::new(),
                 newest: AtomicU64::new(0),
                 stopped: Mutex::default(),
+                known: Known::default(),
             }),
             results,
             thread: None,
@@ -386,7 +490,7 @@ impl Worker {
     pub fn run_one(&self) -> Option<u64> {
         let request = lock(&self.shared.slot).request.take()?;
         let generation = request.generation;
-        let done = compute(request, |_| false).ok()?;
+        let done = compute_with(request, |_| false, &self.shared.known).ok()?;
         self.by_hand.as_ref()?.send(done).ok()?;
         Some(generation)
     }
@@ -485,7 +589,7 @@ fn work(shared: &Shared, results: &Sender<Computed>, notify: impl Fn()) {
             generation < shared.newest.load(Ordering::SeqCst) || lock(&shared.slot).stop
         };
         let generation = request.generation;
-        let done = compute(request, superseded);
+        let done = compute_with(request, superseded, &shared.known);
         lock(&shared.slot).running = None;
         match done {
             Ok(done) => {
@@ -569,6 +673,47 @@ pub(crate) mod tests {
                 .lint
                 .is_none()
         );
+    }
+
+    #[test]
+    fn the_change_marks_and_the_report_project_each_schema_once() {
+        let version = |max: u32| {
+            let text = format!(
+                r#"{{"title": "t", "properties": {{"x": {{"oneOf": [{{"type": "string"}}, {{"type": "integer", "maximum": {max}}}]}}}}}}"#
+            );
+            manifest::load_str(&text, "t.json", None).unwrap()
+        };
+        let baseline = version(1);
+        let options = || DiffOptions {
+            projection: Options::flat(),
+            profiles: Vec::new(),
+        };
+        let asked = |current: &Manifest| Request {
+            tool: current.tools[0].clone(),
+            diff: Some(DiffJob::of(
+                &baseline,
+                current,
+                &current.tools[0],
+                options(),
+            )),
+            report: Some(ReportJob::of(&baseline, current, options())),
+            ..request(1, "{}")
+        };
+        let known = Known::default();
+        // Two saves: each projects its own version for the view; the diff and the report
+        // share it, and the baseline is projected once for both saves.
+        for max in [2, 3] {
+            let current = version(max);
+            let done = compute_with(asked(&current), |_| false, &known).unwrap();
+            assert_eq!(known.projected(), 1, "only the baseline, once");
+            assert!(done.fresh, "the view's own projection is the request's");
+            let alone = compute(asked(&current), |_| false).unwrap();
+            let diff = done.diff.expect("the tool changed");
+            assert_eq!(diff.status, schemalens::diff::Status::Changed);
+            assert_eq!(Some(diff), alone.diff);
+            let report = done.report.map(|r| r.report);
+            assert_eq!(report, alone.report.map(|r| r.report));
+        }
     }
 
     #[test]
