@@ -197,7 +197,7 @@ pub(crate) fn conjoin(mut a: Out, mut b: Out) -> Conj {
         (_, Value::Bool(false)) => return keep_notes(b, a),
         _ => {}
     }
-    let (Value::Object(am), Value::Object(bm)) =
+    let (Value::Object(mut am), Value::Object(bm)) =
         (std::mem::take(&mut a.value), std::mem::take(&mut b.value))
     else {
         unreachable!("schemas that are not booleans are objects")
@@ -226,16 +226,17 @@ pub(crate) fn conjoin(mut a: Out, mut b: Out) -> Conj {
     for key in keys {
         let a_notes = a.take_notes_under(&[&key]);
         let b_notes = b.take_notes_under(&[&key]);
-        let (va, vb) = (am.get(&key), bm.get(&key));
+        // Moved out, not copied (the maps' order no longer matters: `keys` holds it).
+        let (va, vb) = (am.swap_remove(&key), bm.swap_remove(&key));
         let (value, notes) = match (va, vb) {
-            (Some(v), None) => (v.clone(), a_notes),
-            (None, Some(v)) => (v.clone(), b_notes),
-            (Some(x), Some(y)) => match combine(&key, x, y) {
-                Combine::Same => (x.clone(), both_notes(a_notes, b_notes)),
+            (Some(v), None) => (v, a_notes),
+            (None, Some(v)) => (v, b_notes),
+            (Some(x), Some(y)) => match combine(&key, &x, &y) {
+                Combine::Same => (x, both_notes(a_notes, b_notes)),
                 Combine::Value(v) => (v, both_notes(a_notes, b_notes)),
-                Combine::Concat => concat(x, y, a_notes, b_notes),
+                Combine::Concat => concat(&x, &y, a_notes, b_notes),
                 Combine::Entrywise => {
-                    let (v, n, e) = entrywise(&key, x, y, a_notes, b_notes);
+                    let (v, n, e) = entrywise(&key, &x, &y, a_notes, b_notes);
                     exact &= e;
                     (v, n)
                 }

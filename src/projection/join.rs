@@ -50,13 +50,22 @@ enum Loosest {
     Identical,
 }
 
-/// One distinct alternative after deduplication, with every contribution it stands for.
+/// One distinct alternative after deduplication, with every contribution it stands for. Its
+/// value is its first member's (moved out when the group is consumed, never copied: the members
+/// of a merged union's property are often the same large `$ref` target, once per alternative).
 struct Group {
-    value: Value,
     members: Vec<Contribution>,
 }
 
 impl Group {
+    fn value(&self) -> &Value {
+        &self.members[0].out.value
+    }
+
+    fn take_value(&mut self) -> Value {
+        std::mem::take(&mut self.members[0].out.value)
+    }
+
     fn tags(&self) -> Vec<Value> {
         let mut tags = Vec::new();
         for m in &self.members {
@@ -135,18 +144,20 @@ fn same_keyword(kw: &Keyword, a: &Value, b: &Value) -> bool {
 
 /// A bare `anyOf` (only annotations beside it) is spliced into its alternatives, so the join
 /// never nests anyOf in anyOf.
-fn splice(c: Contribution) -> Vec<Contribution> {
-    let Value::Object(map) = &c.out.value else {
-        return vec![c];
+fn splice(mut c: Contribution) -> Vec<Contribution> {
+    let bare = |map: &Map<String, Value>| {
+        map.get("anyOf").is_some_and(Value::is_array)
+            && map
+                .keys()
+                .all(|k| k == "anyOf" || IGNORED_FOR_IDENTITY.contains(&k.as_str()))
     };
-    let bare = map.contains_key("anyOf")
-        && map
-            .keys()
-            .all(|k| k == "anyOf" || IGNORED_FOR_IDENTITY.contains(&k.as_str()));
-    let Some(Value::Array(alts)) = map.get("anyOf").filter(|_| bare) else {
-        return vec![c];
+    let alts = match &mut c.out.value {
+        Value::Object(map) if bare(map) => match map.get_mut("anyOf").map(std::mem::take) {
+            Some(Value::Array(alts)) => alts,
+            _ => unreachable!("checked to be an array"),
+        },
+        _ => return vec![c],
     };
-    let alts = alts.clone();
     let mut holder = c.out;
     let mut parts = Vec::new();
     for (i, alt) in alts.into_iter().enumerate() {
@@ -176,13 +187,10 @@ fn group(contributions: Vec<Contribution>) -> Vec<Group> {
     for c in contributions.into_iter().flat_map(splice) {
         match groups
             .iter_mut()
-            .find(|g| same_identity(&g.value, &c.out.value))
+            .find(|g| same_identity(g.value(), &c.out.value))
         {
             Some(g) => g.members.push(c),
-            None => groups.push(Group {
-                value: c.out.value.clone(),
-                members: vec![c],
-            }),
+            None => groups.push(Group { members: vec![c] }),
         }
     }
     groups
@@ -239,13 +247,13 @@ pub(crate) fn join(
     let alternatives: Vec<BranchTags> = groups.iter().map(Group::branch_tags).collect();
     let (desc, shared) = joined_description(&groups, discriminator);
     let unprovable = groups.iter().find(|g| {
-        g.value
+        g.value()
             .as_object()
             .is_none_or(|m| provable_kinds(m, nullable_keyword).is_none())
     });
     if groups.len() == 1 {
         let mut g = groups.into_iter().next().expect("one group");
-        let mut out = Out::new(g.value, true);
+        let mut out = Out::new(g.take_value(), true);
         for m in g.members.drain(..) {
             out.exact &= m.out.exact;
             out.adopt(&[], m.out.notes);
@@ -281,7 +289,7 @@ pub(crate) fn join(
     let mut kinds = KindSet::default();
     for g in &groups {
         let m = g
-            .value
+            .value()
             .as_object()
             .expect("provable alternatives are objects");
         kinds.extend(&provable_kinds(m, nullable_keyword).expect("checked above"));
@@ -312,8 +320,8 @@ fn alternatives_join(
 ) -> Joined {
     let mut out = Out::new(Value::Null, false);
     let mut values = Vec::new();
-    for (k, g) in groups.into_iter().enumerate() {
-        let mut value = g.value;
+    for (k, mut g) in groups.into_iter().enumerate() {
+        let mut value = g.take_value();
         if shared && let Value::Object(m) = &mut value {
             m.remove("description");
         }
@@ -351,7 +359,7 @@ fn widen(
     let maps: Vec<&Map<String, Value>> = groups
         .iter()
         .map(|g| {
-            g.value
+            g.value()
                 .as_object()
                 .expect("scalar alternatives are objects")
         })
