@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::engine::Engine;
-use super::out::Out;
+use super::out::{Out, Scope};
 use super::trace::{Detail, Rule};
 use crate::pointer;
 use crate::schema::{KindSet, keywords::is_annotation};
@@ -362,6 +362,11 @@ fn entrywise(
 
 /// Rule 13: an `allOf` of schema objects becomes one schema (flat mode).
 pub(crate) fn merge_all_of(_engine: &Engine<'_>, mut node: Out, orig: &str) -> Out {
+    if !node.value.get("allOf").is_some_and(Value::is_array) {
+        return node;
+    }
+    // The merge reads the parts and the node's other keywords through and through.
+    node.materialize(Scope::All);
     let Some(Value::Array(parts)) = node.value.get("allOf").cloned() else {
         return node;
     };

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::budget::{self, Budgets, Plan, ProjectionError};
-use super::out::{NoteKind, Notes, Out, RareNote, Shared};
+use super::out::{NoteKind, Notes, Out, RareNote, Scope, Shared};
 use super::refgraph::{FastHash, RefGraph, StateKey, TargetId, Unrolling, is_union};
 use super::trace::{Detail, Links, Rule, TraceEntry};
 use super::written::{Written, WrittenSchema};
@@ -42,21 +42,17 @@ struct Cut {
     target: TargetId,
 }
 
+/// A projection kept for the later expansions of its state, shared by all of them: each
+/// place holds a stand-in. A rule that reads or changes an expansion makes the part it reads
+/// a value of its own first ([`Out::materialize_root`], [`Out::materialize`]); flat mode's
+/// merges read deep into what they merge, and its joins keep one copy of equal ones.
 struct Memo {
-    kept: Kept,
+    shared: Arc<Shared>,
+    exact: bool,
     size: usize,
     height: usize,
-    /// Expansions still to come: the last one takes `out` instead of copying it.
+    /// Expansions still to come.
     remaining: u32,
-}
-
-/// A projection kept for the later expansions of its state.
-enum Kept {
-    /// Copied at each: flat mode's rules read and rewrite the subtrees they merge.
-    Copied(Out),
-    /// Shared by all (inline mode, where rules change only the root of an expansion, after
-    /// [`Out::materialize_root`]).
-    Shared(Arc<Shared>, bool),
 }
 
 pub(crate) struct Engine<'a> {
@@ -78,6 +74,8 @@ pub(crate) struct Engine<'a> {
     kept_index: HashMap<TargetId, usize>,
     kept_names: HashSet<String>,
     linking: Linking,
+    /// Each expansion gets a copy of its own instead of a stand-in (see `copying_reuses`).
+    copies_reuses: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -109,6 +107,17 @@ impl<'a> Engine<'a> {
             kept_index: HashMap::new(),
             kept_names: HashSet::new(),
             linking: Linking::Build,
+            copies_reuses: false,
+        }
+    }
+
+    /// Every expansion of a reused `$ref` target a copy of its own, as the walk made them
+    /// before expansions were shared: what the shared walk is tested against.
+    #[cfg(test)]
+    pub(crate) fn copying_reuses(self) -> Engine<'a> {
+        Engine {
+            copies_reuses: true,
+            ..self
         }
     }
 
@@ -150,16 +159,7 @@ impl<'a> Engine<'a> {
     /// The projection as `project` writes it, without links: each `$ref` target inlined at
     /// several places is held once, and written at each (see [`WrittenSchema`]).
     pub(crate) fn run_written(self) -> Result<Written, ProjectionError> {
-        let shares = !self.flat();
-        let (mut out, _) = self.linking(Linking::Skip).walk()?;
-        if !shares {
-            // Nothing stands in: the notes are taken (and freed) as the trace is made.
-            let (trace, _) = finish(&out.value, std::mem::take(&mut out.notes), Linking::Skip);
-            return Ok(Written {
-                schema: WrittenSchema::from(out.value),
-                trace,
-            });
-        }
+        let (out, _) = self.linking(Linking::Skip).walk()?;
         let trace = trace_of_shared(&out.value, &out.notes);
         Ok(Written {
             schema: WrittenSchema::new(out.value, out.notes.keep_shared()),
@@ -570,21 +570,17 @@ impl<'a> Engine<'a> {
         let mut out = result?;
         let remaining = self.expansions.get(&key).map_or(0, |n| n.saturating_sub(1));
         if remaining > 0 {
-            let kept = if self.flat() {
-                Kept::Copied(out.clone())
-            } else {
-                let shared = Arc::new(Shared {
-                    value: std::mem::take(&mut out.value),
-                    notes: std::mem::take(&mut out.notes),
-                    origin: pointer,
-                });
-                out = Out::shared(Arc::clone(&shared), out.exact);
-                Kept::Shared(shared, out.exact)
-            };
+            let shared = Arc::new(Shared {
+                value: std::mem::take(&mut out.value),
+                notes: std::mem::take(&mut out.notes),
+                origin: pointer,
+            });
+            out = self.stand_in(Arc::clone(&shared), out.exact);
             self.memo.insert(
                 key,
                 Memo {
-                    kept,
+                    shared,
+                    exact: out.exact,
                     size: self.emitted - before,
                     height,
                     remaining,
@@ -594,23 +590,24 @@ impl<'a> Engine<'a> {
         Ok(out)
     }
 
-    /// A copy of a kept projection (or the projection itself at its last expansion), or a
-    /// stand-in for a shared one.
+    /// A stand-in for a kept projection (the memo lets go of it at its last expansion).
     fn reuse(&mut self, key: &StateKey) -> Out {
         let memo = self.memo.get_mut(key).expect("looked up by the caller");
         memo.remaining -= 1;
-        let kept = if memo.remaining == 0 {
-            self.memo.remove(key).expect("present").kept
-        } else {
-            match &memo.kept {
-                Kept::Copied(out) => return out.clone(),
-                Kept::Shared(shared, exact) => return Out::shared(Arc::clone(shared), *exact),
-            }
-        };
-        match kept {
-            Kept::Copied(out) => out,
-            Kept::Shared(shared, exact) => Out::shared(shared, exact),
+        if memo.remaining > 0 {
+            let (shared, exact) = (Arc::clone(&memo.shared), memo.exact);
+            return self.stand_in(shared, exact);
         }
+        let memo = self.memo.remove(key).expect("present");
+        self.stand_in(memo.shared, memo.exact)
+    }
+
+    fn stand_in(&self, shared: Arc<Shared>, exact: bool) -> Out {
+        let mut out = Out::shared(shared, exact);
+        if self.copies_reuses {
+            out.materialize(Scope::All);
+        }
+        out
     }
 
     /// Applies the siblings of a `$ref` to its projected target (rule 1).
@@ -657,7 +654,10 @@ impl<'a> Engine<'a> {
                     .iter()
                     .map(|k| (k.clone(), siblings[k].clone()))
                     .collect();
-                let rest = self.object(&only, orig, depth)?;
+                let mut rest = self.object(&only, orig, depth)?;
+                // The conjunction reads both sides through and through.
+                target.materialize(Scope::All);
+                rest.materialize(Scope::All);
                 let (merged, wrapped) = allof::conjoin_or_wrap(target, rest);
                 target = merged;
                 how.push_str(if wrapped {
@@ -879,5 +879,146 @@ pub(crate) fn step<'v>(
             a.get(i)
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::projection::OpenBranches;
+
+    /// Discriminated unions whose alternatives reuse `$ref` targets the way generated API
+    /// descriptions do: the same target in every alternative, through an alias, beside an
+    /// equal inline schema with another description, a tag and a bare union behind a `$ref`,
+    /// an `additionalProperties` behind one, nested unions and recursion inside the targets;
+    /// an `allOf` of reused parts; a 2020-12 `$ref` with constraints beside it.
+    fn schemas() -> Vec<Value> {
+        let defs = json!({
+            "User": {"type": "object", "description": "a user",
+                     "properties": {"login": {"type": "string"}, "id": {"type": "integer"}}},
+            "License": {"type": "object", "properties": {"key": {"type": "string"}}},
+            "Repo": {"type": "object", "properties": {
+                "owner": {"$ref": "#/$defs/User"},
+                "license": {"anyOf": [{"$ref": "#/$defs/License"}, {"type": "null"}]},
+                "parent": {"oneOf": [{"$ref": "#/$defs/Repo"}, {"type": "null"}]}
+            }},
+            "RepoAlias": {"$ref": "#/$defs/Repo"},
+            "Opened": {"type": "string", "enum": ["opened"]},
+            "Value": {"anyOf": [{"type": "string"}, {"type": "number"}]},
+            "Created": {"type": "object", "required": ["action", "repo"],
+                        "additionalProperties": {"$ref": "#/$defs/User"},
+                        "properties": {
+                "action": {"const": "created"},
+                "repo": {"$ref": "#/$defs/Repo"},
+                "sender": {"$ref": "#/$defs/User"},
+                "value": {"$ref": "#/$defs/Value"}
+            }},
+            "OpenedEvent": {"type": "object", "required": ["action"], "properties": {
+                "action": {"$ref": "#/$defs/Opened"},
+                "repo": {"$ref": "#/$defs/RepoAlias"},
+                "sender": {"$ref": "#/$defs/User"},
+                "value": {"$ref": "#/$defs/Value"}
+            }},
+            "Closed": {"type": "object", "additionalProperties": false, "properties": {
+                "action": {"enum": ["closed", "deleted"]},
+                "repo": {"$ref": "#/$defs/Repo"},
+                "sender": {"type": "object", "description": "who closed it",
+                           "properties": {"login": {"type": "string"}, "id": {"type": "integer"}}},
+                "closer": {"$ref": "#/$defs/User"}
+            }},
+            "Edited": {"anyOf": [
+                {"type": "object", "properties": {"action": {"const": "edited"},
+                                                  "repo": {"$ref": "#/$defs/Repo"}}},
+                {"type": "object", "properties": {"action": {"const": "edited"},
+                                                  "sender": {"$ref": "#/$defs/User"}}}
+            ]},
+            "Event": {"oneOf": [
+                {"$ref": "#/$defs/Created"}, {"$ref": "#/$defs/OpenedEvent"},
+                {"$ref": "#/$defs/Closed"}, {"$ref": "#/$defs/Edited"}, {"type": "null"}
+            ]}
+        });
+        vec![
+            json!({"type": "object", "properties": {
+                "event": {"$ref": "#/$defs/Event"},
+                "again": {"$ref": "#/$defs/Event"},
+                "both": {"allOf": [{"$ref": "#/$defs/User"}, {"$ref": "#/$defs/Repo"}],
+                         "properties": {"owner": {"$ref": "#/$defs/User"}}},
+                "repos": {"items": {"$ref": "#/$defs/Repo"}},
+                "state": {"$ref": "#/$defs/Opened"}
+            }, "$defs": defs.clone()}),
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema",
+                   "type": "object", "properties": {
+                "narrowed": {"$ref": "#/$defs/Repo",
+                             "properties": {"owner": {"required": ["login"]}}},
+                "plain": {"$ref": "#/$defs/Repo"},
+                "event": {"$ref": "#/$defs/Event"}
+            }, "$defs": defs}),
+        ]
+    }
+
+    fn options() -> Vec<Options> {
+        let no_hints = Options {
+            hints: false,
+            ..Options::flat()
+        };
+        vec![
+            Options::flat(),
+            Options::flat().with_open_branches(OpenBranches::Strict),
+            no_hints,
+            Options::inline(),
+        ]
+    }
+
+    #[test]
+    fn shared_expansions_project_as_copies_would() {
+        for schema in schemas() {
+            for options in options() {
+                let copied = Engine::new(&schema, &options)
+                    .copying_reuses()
+                    .run()
+                    .expect("projects");
+                let shared = Engine::new(&schema, &options).run().expect("projects");
+                let at = format!("{:?} {:?}", options.mode, options.open_branches);
+                assert_eq!(shared.schema, copied.schema, "{at}");
+                assert_eq!(
+                    serde_json::to_value(&shared.trace).expect("serializes"),
+                    serde_json::to_value(&copied.trace).expect("serializes"),
+                    "{at}"
+                );
+                assert_eq!(shared.links, copied.links, "{at}");
+                let written = Engine::new(&schema, &options)
+                    .run_written()
+                    .expect("projects");
+                assert!(written.schema.equals(&copied.schema), "{at}");
+                assert_eq!(
+                    serde_json::to_value(&written.trace).expect("serializes"),
+                    serde_json::to_value(&copied.trace).expect("serializes"),
+                    "{at}"
+                );
+            }
+        }
+    }
+
+    /// The cases above reach the rules that read into shared expansions: were they not, the
+    /// test would compare copies with copies.
+    #[test]
+    fn the_cases_merge_and_join_shared_expansions() {
+        for options in [Options::flat(), Options::inline()] {
+            let projected = Engine::new(&schemas()[0], &options)
+                .run()
+                .expect("projects");
+            let rules: HashSet<Rule> = projected.trace.iter().map(|e| e.rule).collect();
+            if options.mode == Mode::Flat {
+                for rule in [Rule::DuObject, Rule::CollisionJoin, Rule::AllofMerge] {
+                    assert!(rules.contains(&rule), "{rule:?}");
+                }
+            }
+            let written = Engine::new(&schemas()[0], &options)
+                .run_written()
+                .expect("projects");
+            assert!(written.schema.shares(), "{:?}", options.mode);
+        }
     }
 }

@@ -1,8 +1,10 @@
 //! Rule 10: one property that several alternatives of a flattened union define.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
-use super::out::Out;
+use super::out::{Out, Scope, Shared};
 use super::trace::{BranchTags, JoinOutcome, condition};
 use crate::schema::keywords::{self, Keyword, Slot};
 use crate::schema::kinds::{Kind, KindSet, provable_kinds};
@@ -53,11 +55,31 @@ enum Loosest {
 /// One distinct alternative after deduplication, with every contribution it stands for. Its
 /// value is its first member's (moved out when the group is consumed, never copied: the members
 /// of a merged union's property are often the same large `$ref` target, once per alternative).
+#[derive(Default)]
 struct Group {
     members: Vec<Contribution>,
+    /// For each member, the member whose value is its value: itself, or the first stand-in
+    /// of the same shared projection (whose copy it does not hold).
+    value_of: Vec<usize>,
 }
 
 impl Group {
+    fn push(&mut self, member: Contribution) {
+        self.value_of.push(self.members.len());
+        self.members.push(member);
+    }
+
+    fn push_equal(&mut self, member: Contribution, first: usize) {
+        self.value_of.push(first);
+        self.members.push(member);
+    }
+
+    /// Each member with its value.
+    fn member_values(&self) -> impl Iterator<Item = (&Contribution, &Value)> {
+        let values = self.value_of.iter().map(|i| &self.members[*i].out.value);
+        self.members.iter().zip(values)
+    }
+
     fn value(&self) -> &Value {
         &self.members[0].out.value
     }
@@ -142,21 +164,26 @@ fn same_keyword(kw: &Keyword, a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Whether the join splices `value` into its alternatives: an `anyOf` with only annotations
+/// beside it.
+pub(crate) fn is_bare_union(value: &Value) -> bool {
+    let Value::Object(map) = value else {
+        return false;
+    };
+    map.get("anyOf").is_some_and(Value::is_array)
+        && map
+            .keys()
+            .all(|k| k == "anyOf" || IGNORED_FOR_IDENTITY.contains(&k.as_str()))
+}
+
 /// A bare `anyOf` (only annotations beside it) is spliced into its alternatives, so the join
 /// never nests anyOf in anyOf.
 fn splice(mut c: Contribution) -> Vec<Contribution> {
-    let bare = |map: &Map<String, Value>| {
-        map.get("anyOf").is_some_and(Value::is_array)
-            && map
-                .keys()
-                .all(|k| k == "anyOf" || IGNORED_FOR_IDENTITY.contains(&k.as_str()))
-    };
-    let alts = match &mut c.out.value {
-        Value::Object(map) if bare(map) => match map.get_mut("anyOf").map(std::mem::take) {
-            Some(Value::Array(alts)) => alts,
-            _ => unreachable!("checked to be an array"),
-        },
-        _ => return vec![c],
+    if !is_bare_union(&c.out.value) {
+        return vec![c];
+    }
+    let Some(Value::Array(alts)) = c.out.value.get_mut("anyOf").map(std::mem::take) else {
+        unreachable!("a bare union's anyOf is an array")
     };
     let mut holder = c.out;
     let mut parts = Vec::new();
@@ -184,13 +211,37 @@ fn splice(mut c: Contribution) -> Vec<Contribution> {
 
 fn group(contributions: Vec<Contribution>) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
-    for c in contributions.into_iter().flat_map(splice) {
-        match groups
-            .iter_mut()
-            .find(|g| same_identity(g.value(), &c.out.value))
-        {
-            Some(g) => g.members.push(c),
-            None => groups.push(Group { members: vec![c] }),
+    // Where each shared projection's first stand-in went (group, member): the same projection
+    // at another place is equal to it, so it joins that group without being copied or compared.
+    // (Addresses, not `Arc`s: holding one would keep the first place from taking the value.
+    // While a later stand-in holds the projection, its address is no other's.)
+    let mut placed: Vec<(*const Shared, usize, usize)> = Vec::new();
+    for mut c in contributions {
+        let shared = c.out.stand_in().map(Arc::as_ptr);
+        if let Some(&(_, g, first)) = shared.and_then(|p| placed.iter().find(|e| e.0 == p)) {
+            c.out.notes = std::mem::take(&mut c.out.notes).into_copy_notes();
+            groups[g].push_equal(c, first);
+            continue;
+        }
+        if shared.is_some() {
+            c.out.materialize(Scope::All);
+        }
+        let spliced = is_bare_union(&c.out.value);
+        for c in splice(c) {
+            let g = match groups
+                .iter()
+                .position(|g| same_identity(g.value(), &c.out.value))
+            {
+                Some(g) => g,
+                None => {
+                    groups.push(Group::default());
+                    groups.len() - 1
+                }
+            };
+            if let Some(p) = shared.filter(|_| !spliced) {
+                placed.push((p, g, groups[g].members.len()));
+            }
+            groups[g].push(c);
         }
     }
     groups
@@ -205,8 +256,9 @@ fn joined_description(groups: &[Group], discriminator: &str) -> (Option<String>,
     // An alternative that does not declare the property has nothing to say about it.
     let members: Vec<(&Value, Vec<Value>)> = groups
         .iter()
-        .flat_map(|g| g.members.iter().filter(|m| !m.implicit))
-        .map(|m| (&m.out.value, m.tags.clone()))
+        .flat_map(Group::member_values)
+        .filter(|(m, _)| !m.implicit)
+        .map(|(m, value)| (value, m.tags.clone()))
         .collect();
     let descs: Vec<Option<&str>> = members.iter().map(|(v, _)| description(v)).collect();
     if descs.iter().all(Option::is_none) {

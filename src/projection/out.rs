@@ -201,6 +201,26 @@ impl Notes {
         }
     }
 
+    /// [`Out::root_originals`], read through a stand-in as its copy would carry them.
+    fn root_originals_into(&self, out: &mut Vec<String>) {
+        for kind in &self.here {
+            match kind {
+                NoteKind::Link(origs) => {
+                    for o in origs.iter() {
+                        if !out.contains(o) {
+                            out.push(o.clone());
+                        }
+                    }
+                }
+                NoteKind::Rare(_) => {
+                    if let Some(shared) = kind.shared() {
+                        shared.notes.root_originals_into(out);
+                    }
+                }
+            }
+        }
+    }
+
     /// The shared projection standing at this node, if any.
     pub(crate) fn shared_here(&self) -> Option<&Arc<Shared>> {
         self.here.iter().find_map(NoteKind::shared)
@@ -252,6 +272,56 @@ impl Notes {
         Notes { here, children }
     }
 
+    /// Puts copies of the shared projections in place of their stand-ins in `value` (the
+    /// subtree these notes describe) where `scope` says, in place: notes without a stand-in
+    /// are not rebuilt, so a rule that needs its subtree whole pays for the copies alone.
+    fn resolve_in_place(&mut self, value: &mut Value, scope: Scope<'_>) {
+        let below = match scope {
+            Scope::Only([]) => None,
+            Scope::Except([], keep) if self.shared_here().is_some_and(|s| keep(s)) => return,
+            Scope::Except([], _) => Some(Scope::All),
+            other => Some(other),
+        };
+        let here = !matches!(scope, Scope::Only([_, ..]));
+        if here && self.shared_here().is_some() {
+            let notes = std::mem::take(self);
+            *self = notes.resolve_here(value);
+        }
+        let Some(below) = below else { return };
+        for (token, child) in &mut self.children {
+            if let Some(scope) = below.along(token)
+                && let Some(slot) = child_mut(value, token)
+            {
+                child.resolve_in_place(slot, scope);
+            }
+        }
+    }
+
+    /// The notes a copy of the value standing here would carry, the value itself not made:
+    /// for a place whose value is already a copy of a shared projection made elsewhere (a
+    /// join keeps one of many equal contributions).
+    pub(crate) fn into_copy_notes(self) -> Notes {
+        let mut out = Notes::default();
+        for kind in self.here {
+            match kind.into_shared() {
+                Ok(shared) => {
+                    let notes = Arc::try_unwrap(shared)
+                        .map_or_else(|s| s.notes.clone(), |s| s.notes)
+                        .into_copy_notes();
+                    out.here.extend(notes.here);
+                    out.children.extend(notes.children);
+                }
+                Err(other) => out.here.push(other),
+            }
+        }
+        out.children.extend(
+            self.children
+                .into_iter()
+                .map(|(token, child)| (token, child.into_copy_notes())),
+        );
+        out
+    }
+
     /// [`Notes::materialize`] of this node alone: stand-ins below it stay.
     fn resolve_here(self, value: &mut Value) -> Notes {
         let mut out = Notes::default();
@@ -276,6 +346,48 @@ impl Notes {
         }
         out.children.extend(self.children);
         out
+    }
+}
+
+/// Where stand-ins are replaced by copies (see [`Out::materialize`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Scope<'p> {
+    /// Everywhere in the subtree.
+    All,
+    /// Only at the places the pattern names (`*` is any token), nowhere else.
+    Only(&'p [&'p str]),
+    /// Everywhere, except a stand-in at a place the pattern names that the test keeps.
+    Except(&'p [&'p str], &'p dyn Fn(&Shared) -> bool),
+}
+
+impl<'p> Scope<'p> {
+    /// The scope below `token`, `None` where nothing below is resolved.
+    fn along(self, token: &str) -> Option<Scope<'p>> {
+        let step = |pattern: &'p [&'p str]| {
+            pattern
+                .split_first()
+                .filter(|(first, _)| **first == "*" || **first == token)
+                .map(|(_, rest)| rest)
+        };
+        match self {
+            Scope::All => Some(Scope::All),
+            Scope::Only(pattern) => step(pattern).map(Scope::Only),
+            Scope::Except(pattern, keep) => Some(match step(pattern) {
+                Some(rest) => Scope::Except(rest, keep),
+                None => Scope::All,
+            }),
+        }
+    }
+}
+
+impl Shared {
+    /// The projection's value, through stand-ins for other shared projections at its root (a
+    /// `$ref` to a `$ref`).
+    pub(crate) fn value(&self) -> &Value {
+        match self.notes.shared_here() {
+            Some(inner) => inner.value(),
+            None => &self.value,
+        }
     }
 }
 
@@ -330,6 +442,17 @@ impl Out {
         }
     }
 
+    /// Makes the parts of this subtree that `scope` names values of their own, for a rule that
+    /// reads or changes them (flat mode's merges read deep into what they merge).
+    pub(crate) fn materialize(&mut self, scope: Scope<'_>) {
+        self.notes.resolve_in_place(&mut self.value, scope);
+    }
+
+    /// The shared projection this subtree stands in for, if it is a stand-in.
+    pub(crate) fn stand_in(&self) -> Option<&Arc<Shared>> {
+        self.notes.shared_here()
+    }
+
     pub(crate) fn link(&mut self, originals: Vec<String>) {
         self.notes.here.push(NoteKind::Link(originals.into()));
     }
@@ -362,15 +485,7 @@ impl Out {
     /// The original pointers linked to this subtree's root, in the order they were linked.
     pub(crate) fn root_originals(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for kind in &self.notes.here {
-            if let NoteKind::Link(origs) = kind {
-                for o in origs.iter() {
-                    if !out.contains(o) {
-                        out.push(o.clone());
-                    }
-                }
-            }
-        }
+        self.notes.root_originals_into(&mut out);
         out
     }
 

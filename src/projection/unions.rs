@@ -6,7 +6,7 @@ use super::OpenBranches;
 use super::allof::conjoin;
 use super::engine::Engine;
 use super::join::{self, Contribution};
-use super::out::Out;
+use super::out::{Out, Scope, Shared};
 use super::trace::{BranchTags, Detail, Rule, Tolerating, condition};
 use crate::pointer;
 use crate::schema::keywords::is_annotation;
@@ -194,6 +194,10 @@ pub(crate) fn flatten(
     orig: &str,
     orig_map: &Map<String, Value>,
 ) -> Out {
+    if !node.value.get("anyOf").is_some_and(Value::is_array) {
+        return node;
+    }
+    materialize_read_parts(&mut node);
     // The alternatives are moved out (the slot keeps its place in the key order) and put back
     // where the union stays as it is: copying them would copy the whole union.
     let Some(mut alts) = take_any_of(&mut node) else {
@@ -295,6 +299,31 @@ pub(crate) fn flatten(
         result = keep_nulls(result, null_alts, &union_ptr);
     }
     result
+}
+
+/// Where a union's alternatives declare their properties: a property's schema there is either
+/// merged with the others' (rule 10, where [`join::join`] keeps one copy of equal shared
+/// projections) or only has its tags read.
+const ALTERNATIVE_PROPERTY: &[&str] = &["anyOf", "*", "properties", "*"];
+
+/// Makes values of their own of the stand-ins (shared `$ref` expansions) that the rules read:
+/// the alternatives' roots, to tell nulls from objects; when the union may merge, everything
+/// else but the alternatives' property schemas that are neither tags nor bare unions (read
+/// only by the join).
+fn materialize_read_parts(node: &mut Out) {
+    node.materialize(Scope::Only(&["anyOf", "*"]));
+    let Some(Value::Array(alts)) = node.value.get("anyOf") else {
+        return;
+    };
+    let objects = alts.iter().filter(|a| !is_null_schema(a)).count();
+    if objects == 0 || (objects == 1 && objects < alts.len()) {
+        return;
+    }
+    let joined_alone = |shared: &Shared| {
+        let value = shared.value();
+        literal_tags(Some(value)).is_none() && !join::is_bare_union(value)
+    };
+    node.materialize(Scope::Except(ALTERNATIVE_PROPERTY, &joined_alone));
 }
 
 /// The node's `anyOf` alternatives, moved out; `Null` holds their place in the key order.

@@ -50,9 +50,14 @@ impl WrittenSchema {
         value
     }
 
+    /// Whether some part is shared (written at several places).
+    pub(crate) fn shares(&self) -> bool {
+        !self.shared.children().is_empty() || self.shared.shared_here().is_some()
+    }
+
     /// Whether the materialized schema equals `other` (copies only when parts are shared).
     pub fn equals(&self, other: &Value) -> bool {
-        if self.shared.children().is_empty() && self.shared.shared_here().is_none() {
+        if !self.shares() {
             return self.value == *other;
         }
         let copy = WrittenSchema {
@@ -233,10 +238,10 @@ mod tests {
     }
 
     #[test]
-    fn inline_mode_shares_reused_expansions() {
-        let written = project_written(&schemas()[0], &Options::inline()).expect("projects");
-        assert!(!written.schema.shared.children().is_empty());
-        let written = project_written(&schemas()[0], &Options::flat()).expect("projects");
-        assert!(written.schema.shared.children().is_empty());
+    fn both_modes_share_reused_expansions() {
+        for options in [Options::inline(), Options::flat()] {
+            let written = project_written(&schemas()[0], &options).expect("projects");
+            assert!(written.schema.shares(), "{:?}", options.mode);
+        }
     }
 }
