@@ -13,6 +13,10 @@
 //! - `project / floor`: what `schemalens project` does in-process (load, project every tool,
 //!   write back, pretty-print), over the floor: serde_json parse + pretty-print of the input
 //!   plus parse + pretty-print of the projection produced;
+//! - `1 thread`: the same on one thread (`SCHEMALENS_THREADS=1`) over the same floor. The
+//!   floor runs on one thread and `project` spreads its tools over every core, so `×floor`
+//!   compares one core with all of them: on an idle machine the cores hide work, on a busy
+//!   one they do not. `1 thread` compares like with like and moves far less with the load;
 //! - `rss / io`: the peak resident memory of the `schemalens project` process over the bytes it
 //!   read plus wrote (the binary cargo builds for this bench, run with its output in a file);
 //! - `heap / io`: the peak of live heap bytes in-process while projecting, over the same bytes.
@@ -153,6 +157,22 @@ fn time<T>(f: impl FnOnce() -> T) -> Duration {
     start.elapsed()
 }
 
+/// `f` with the projection on one thread. Set only between calls, when no other thread of
+/// this process runs (every worker of the calls before has been joined).
+fn on_one_thread<T>(f: impl FnOnce() -> T) -> T {
+    const THREADS: &str = "SCHEMALENS_THREADS";
+    let before = std::env::var_os(THREADS);
+    // SAFETY: no other thread reads or writes the environment meanwhile (see above).
+    unsafe { std::env::set_var(THREADS, "1") };
+    let result = f();
+    match before {
+        // SAFETY: as above.
+        Some(v) => unsafe { std::env::set_var(THREADS, v) },
+        None => unsafe { std::env::remove_var(THREADS) },
+    }
+    result
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -224,6 +244,7 @@ struct Row {
     bytes_in: usize,
     bytes_out: usize,
     project: Duration,
+    one_thread: Duration,
     floor: Duration,
     rss: Option<u64>,
     cli_wall: Duration,
@@ -240,11 +261,12 @@ fn summary(dir: &Path) {
         for mode in [Mode::Flat, Mode::Inline] {
             let opts = options(mode);
             let output = project_text(&text, name, &opts);
-            let (mut project, mut floor_times, mut rss, mut walls) =
-                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-            // Interleaved: a burst of load from another build hits all three alike.
+            let (mut project, mut one_thread, mut floor_times, mut rss, mut walls) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            // Interleaved: a burst of load from another build hits all of them alike.
             for _ in 0..ROUNDS {
                 project.push(time(|| project_text(&text, name, &opts)));
+                one_thread.push(on_one_thread(|| time(|| project_text(&text, name, &opts))));
                 floor_times.push(time(|| floor(&text, &output)));
                 let (peak, written, wall) = cli_run(&path, mode, scratch.path());
                 assert_eq!(
@@ -262,6 +284,7 @@ fn summary(dir: &Path) {
                 bytes_in: text.len(),
                 bytes_out: output.len(),
                 project: median(project),
+                one_thread: median(one_thread),
                 floor: median(floor_times),
                 rss: rss.get(rss.len() / 2).copied(),
                 cli_wall: median(walls),
@@ -274,13 +297,15 @@ fn summary(dir: &Path) {
         "\nlarge inputs, median of {ROUNDS} interleaved rounds, {threads} thread(s) available:"
     );
     eprintln!(
-        "{:<31} {:<6} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9} {:>8} {:>9} {:>8}",
+        "{:<31} {:<6} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>9} {:>8}",
         "input",
         "mode",
         "in MB",
         "out MB",
         "project",
         "floor",
+        "×floor",
+        "1 thread",
         "×floor",
         "cli wall",
         "rss MB",
@@ -290,7 +315,7 @@ fn summary(dir: &Path) {
     for r in &rows {
         let io = (r.bytes_in + r.bytes_out) as f64;
         eprintln!(
-            "{:<31} {:<6} {:>8.2} {:>8.2} {:>7.0}ms {:>7.0}ms {:>7.2}× {:>7.0}ms {:>8.0} {:>8.2}× {:>7.2}×",
+            "{:<31} {:<6} {:>8.2} {:>8.2} {:>7.0}ms {:>7.0}ms {:>7.2}× {:>7.0}ms {:>8.2}× {:>7.0}ms {:>8.0} {:>8.2}× {:>7.2}×",
             r.input,
             r.mode.to_string(),
             r.bytes_in as f64 / 1e6,
@@ -298,6 +323,8 @@ fn summary(dir: &Path) {
             r.project.as_secs_f64() * 1e3,
             r.floor.as_secs_f64() * 1e3,
             r.project.as_secs_f64() / r.floor.as_secs_f64(),
+            r.one_thread.as_secs_f64() * 1e3,
+            r.one_thread.as_secs_f64() / r.floor.as_secs_f64(),
             r.cli_wall.as_secs_f64() * 1e3,
             r.rss.map_or(f64::NAN, |b| b as f64 / 1e6),
             r.rss.map_or(f64::NAN, |b| b as f64 / io),
@@ -307,7 +334,10 @@ fn summary(dir: &Path) {
     if !Path::new(TIME).exists() {
         eprintln!("rss: NaN, {TIME} (GNU time) is not installed");
     }
-    eprintln!("targets: ×floor ≤ 2 flat, ≤ 1.5 inline; rss/io ≤ 6\n");
+    eprintln!(
+        "targets: ×floor ≤ 2 flat, ≤ 1.5 inline; rss/io ≤ 6 (the second ×floor is the \
+         project on one thread, like the floor)\n"
+    );
 }
 
 fn large_inputs(c: &mut Criterion) {
