@@ -131,7 +131,8 @@ pub enum Entry {
 
 /// One tree pane: the model and its view (folds, selection, scroll).
 pub struct TreePane {
-    pub tree: SchemaTree,
+    /// Shared with the worker, which marks what a save changed against it.
+    pub tree: Arc<SchemaTree>,
     /// Drawing keeps the scroll offset and the visible rows in here; a `RefCell` lets `render`
     /// take `&App` while only this view cache changes.
     pub state: RefCell<TreeView>,
@@ -151,7 +152,7 @@ impl TreePane {
     fn new(tree: SchemaTree, groups: Vec<Group>) -> TreePane {
         let lint = PaneLint::new(&tree, groups);
         TreePane {
-            tree,
+            tree: Arc::new(tree),
             state: RefCell::new(TreeView::default()),
             linked: Vec::new(),
             rejecting: Vec::new(),
@@ -762,6 +763,7 @@ impl App {
             diff,
             checks_only: false,
             report: None,
+            marks: None,
         }
     }
 

@@ -19,7 +19,7 @@ use schemalens::watch::{Target, WatchConfig, WatchEvent};
 use super::app::{After, App, Entry, Kept, ToolView, entries_of, update};
 use super::keys::Action;
 use super::payloads;
-use super::projecting::Computed;
+use super::projecting::{Computed, MarksJob};
 use super::saving::{self, Parsed, ReadSave, SaveJob, SaveReader};
 use super::tree::{Node, NodeId, SchemaTree, Side};
 
@@ -235,6 +235,22 @@ pub fn diff(
         out.count += 1;
     }
     out
+}
+
+/// What a save changed in each tree: the trees `old` of schemas `old_schemas` (the tool's,
+/// and the projection's if it projected) against the new ones. Computed by the worker for a
+/// save of the shown tool; here when its view was not projected beforehand.
+pub fn changes_between(
+    old: [&SchemaTree; 2],
+    old_schemas: [Option<&Value>; 2],
+    new: [&SchemaTree; 2],
+    new_schemas: [Option<&Value>; 2],
+) -> [PaneChanges; 2] {
+    let pane = |i: usize| match (old_schemas[i], new_schemas[i]) {
+        (Some(a), Some(b)) => diff(old[i], a, new[i], b),
+        _ => PaneChanges::default(),
+    };
+    [pane(0), pane(1)]
 }
 
 /// A tool list row, recognisable across versions of its file.
@@ -578,7 +594,9 @@ impl App {
         let unchanged = !staged
             .changed_tools
             .contains(&staged.manifest.tools[t].name);
-        let request = self.request_for(i, &staged.manifest, t, &staged.payload_files, unchanged);
+        let mut request =
+            self.request_for(i, &staged.manifest, t, &staged.payload_files, unchanged);
+        request.marks = self.marks_job(i);
         self.dispatch(request, entry, None, After::Save(Box::new(staged)));
     }
 
@@ -588,6 +606,18 @@ impl App {
         let folder = self.sources[staged.source].payload_folder();
         staged.payload_files = payloads::discover_in(folder, &staged.manifest);
         self.stage_save(staged);
+    }
+
+    /// The view of source `i`'s shown tool, for the worker to mark what a save of it changed.
+    fn marks_job(&self, i: usize) -> Option<MarksJob> {
+        let (index, _) = self.shown_tool_of(i)?;
+        let view = self.view.as_ref()?;
+        let tool = self.sources[i].manifest.as_ref().ok()?.tools.get(index)?;
+        Some(MarksJob {
+            trees: [view.panes[0].tree.clone(), view.panes[1].tree.clone()],
+            schema: tool.schema.clone(),
+            projection: view.projection.clone(),
+        })
     }
 
     /// The shown tool of a staged save, projected: the save is applied with that view, or
@@ -737,9 +767,13 @@ impl App {
             .and_then(|i| old.payloads.get(i))
             .map(|r| (r.path.clone(), r.line));
         let scroll = self.detail_scroll;
+        // Marked by the worker against the old trees, when it projected the save.
+        let mut computed = computed;
+        let changes = computed.as_mut().and_then(|done| done.changes.take());
         let reloaded = Reloaded {
             old,
             old_schema,
+            changes,
             entry,
             side,
             payload,
@@ -757,30 +791,23 @@ impl App {
         let Reloaded {
             old,
             old_schema,
+            changes,
             entry,
             side,
             payload,
             scroll,
         } = reloaded;
         let changes = match (&self.view, self.tool(entry), &old_schema) {
-            (Some(view), Some((_, tool)), Some(old_schema)) => {
-                let original = diff(
-                    &old.panes[0].tree,
-                    old_schema,
-                    &view.panes[0].tree,
-                    &tool.schema,
-                );
-                let projected = match (&old.projection, &view.projection) {
-                    (Some(a), Some(b)) => diff(
-                        &old.panes[1].tree,
-                        &a.schema,
-                        &view.panes[1].tree,
-                        &b.schema,
-                    ),
-                    _ => PaneChanges::default(),
-                };
-                Some([original, projected])
-            }
+            (Some(_), Some(_), Some(_)) if changes.is_some() => changes,
+            (Some(view), Some((_, tool)), Some(old_schema)) => Some(changes_between(
+                [&old.panes[0].tree, &old.panes[1].tree],
+                [Some(old_schema), old.projection.as_ref().map(|p| &p.schema)],
+                [&view.panes[0].tree, &view.panes[1].tree],
+                [
+                    Some(&tool.schema),
+                    view.projection.as_ref().map(|p| &p.schema),
+                ],
+            )),
             _ => None,
         };
         if let (Some(view), Some([original, projected])) = (&mut self.view, changes) {
@@ -857,6 +884,8 @@ pub struct Staged {
 pub struct Reloaded {
     old: ToolView,
     old_schema: Option<Arc<Value>>,
+    /// What the save changed, when the worker marked it.
+    changes: Option<[PaneChanges; 2]>,
     entry: usize,
     side: Side,
     payload: Option<(PathBuf, Option<usize>)>,

@@ -28,6 +28,7 @@ use schemalens::manifest::Manifest;
 use schemalens::validate::discover::PayloadFile;
 
 use super::changes;
+use super::live::{self, PaneChanges};
 use super::payloads::{self, PayloadRow};
 use super::text::escape;
 use super::tree::{SchemaTree, Side};
@@ -56,6 +57,16 @@ pub struct Request {
     /// Every tool of the file against its baseline, for the changes screen (`D`): it
     /// projects every tool twice.
     pub report: Option<ReportJob>,
+    /// The view a save replaces, to mark what the save changed in the new trees: comparing
+    /// two 200 k-node trees takes seconds.
+    pub marks: Option<MarksJob>,
+}
+
+/// The view a save replaces: its trees, and the schemas they show.
+pub struct MarksJob {
+    pub trees: [Arc<SchemaTree>; 2],
+    pub schema: Arc<Value>,
+    pub projection: Option<Arc<Projection>>,
 }
 
 /// The payload files of one tool, and what to read them from.
@@ -255,6 +266,8 @@ pub struct Computed {
     pub diff: Option<ToolDiff>,
     /// The changes screen's report (when asked for).
     pub report: Option<ChangesReport>,
+    /// What the save changed in each tree (when asked for, and the trees were built).
+    pub changes: Option<[PaneChanges; 2]>,
     pub took: Duration,
 }
 
@@ -312,6 +325,7 @@ pub fn compute_with(
         diff,
         checks_only,
         report,
+        marks,
     } = request;
     let stop = || options.cancel.is_cancelled() || superseded(generation);
     let fresh = cached.is_none();
@@ -331,6 +345,19 @@ pub fn compute_with(
     } else {
         build_trees(&tool, &projection, &stop)?
     };
+    let changes = marks.filter(|_| !checks_only).map(|old| {
+        let new_projection = projection.as_ref().ok().map(|p| &p.schema);
+        let old_projection = old.projection.as_ref().map(|p| &p.schema);
+        live::changes_between(
+            [&old.trees[0], &old.trees[1]],
+            [Some(&old.schema), old_projection],
+            [&trees[0], &trees[1]],
+            [Some(&tool.schema), new_projection],
+        )
+    });
+    if stop() {
+        return Err(Step::Trees);
+    }
     let lint = lint.filter(|_| !checks_only).map(|(profile, named)| {
         let forms = ToolForms {
             name: named.then_some(tool.name.as_str()),
@@ -377,6 +404,7 @@ pub fn compute_with(
         payloads,
         diff,
         report,
+        changes,
         took: start.elapsed(),
     })
 }
@@ -632,6 +660,7 @@ pub(crate) mod tests {
             diff: None,
             checks_only: false,
             report: None,
+            marks: None,
         }
     }
 
@@ -714,6 +743,34 @@ pub(crate) mod tests {
             let report = done.report.map(|r| r.report);
             assert_eq!(report, alone.report.map(|r| r.report));
         }
+    }
+
+    #[test]
+    fn a_save_s_change_marks_are_computed_with_its_view() {
+        let old = compute(request(1, UNION), |_| false).unwrap();
+        let saved = r#"{"properties": {"x": {"oneOf": [{"type": "string"}, {"type": "number"}]}, "y": {}}}"#;
+        let mut asked = request(2, saved);
+        let [original, projected] = old.trees;
+        let old_projection = old.projection.unwrap();
+        asked.marks = Some(MarksJob {
+            trees: [Arc::new(original), Arc::new(projected)],
+            schema: tool(UNION).schema,
+            projection: Some(old_projection.clone()),
+        });
+        let marks = asked.marks.as_ref().map(|m| m.trees.clone()).unwrap();
+        let done = compute(asked, |_| false).unwrap();
+        let changes = done.changes.expect("marked in the worker");
+        let new_projection = done.projection.unwrap();
+        let here = live::changes_between(
+            [&marks[0], &marks[1]],
+            [Some(&*tool(UNION).schema), Some(&old_projection.schema)],
+            [&done.trees[0], &done.trees[1]],
+            [Some(&*tool(saved).schema), Some(&new_projection.schema)],
+        );
+        assert_eq!(changes, here);
+        assert_eq!(changes[0].count, 2, "{changes:?}");
+        let y = done.trees[0].find("/properties/y").unwrap();
+        assert_eq!(changes[0].marks.get(&y), Some(&live::Change::Added));
     }
 
     #[test]
