@@ -249,7 +249,7 @@ impl TreePane {
         let state = self.state.borrow();
         state
             .opened()
-            .map(|id| self.tree.node(id).pointer.clone())
+            .map(|id| self.tree.node(id).pointer.to_string())
             .collect()
     }
 }
@@ -1505,7 +1505,7 @@ impl App {
             return;
         };
         let from = &view.panes[side.index()].tree;
-        let mut pointer = from.node(selected).pointer.as_str();
+        let mut pointer = &*from.node(selected).pointer;
         // A node the projection dropped has no link of its own; its closest ancestor that has
         // one is where it went.
         let counterparts = loop {
@@ -1596,7 +1596,7 @@ impl App {
         let Some((form, _, g)) = super::lint::finding(view, n) else {
             return;
         };
-        let at = g.finding.pointer.clone();
+        let at = g.finding.pointer.to_string();
         let (side, pointer) = match form {
             Form::Original => (Side::Original, at),
             Form::Projection => (Side::Projection, at),
@@ -1709,8 +1709,7 @@ impl App {
     /// The pointer of the node selected in `side`'s tree.
     pub fn selected_pointer(&self, side: Side) -> Option<&str> {
         let pane = self.view.as_ref()?.pane(side);
-        pane.selected()
-            .map(|id| pane.tree.node(id).pointer.as_str())
+        pane.selected().map(|id| &*pane.tree.node(id).pointer)
     }
 
     fn pane_mut(&self, side: Side) -> Option<&TreePane> {
@@ -1781,7 +1780,7 @@ impl App {
         let selected = view
             .pane(side)
             .selected()
-            .map(|id| view.pane(side).tree.node(id).pointer.clone())
+            .map(|id| view.pane(side).tree.node(id).pointer.to_string())
             .unwrap_or_default();
         // Projection pointers change meaning between modes; keep what the user unfolded in
         // the original, and the selection of whichever tree they were in.
@@ -2149,7 +2148,7 @@ impl Kept {
         let selected_of = |s: Side| {
             view.pane(s)
                 .selected()
-                .map(|id| view.pane(s).tree.node(id).pointer.clone())
+                .map(|id| view.pane(s).tree.node(id).pointer.to_string())
         };
         let other = side.other();
         Kept {

@@ -97,15 +97,15 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     if !node.marks.is_empty() {
         head.push(Span::raw(" "));
     }
-    head.push(Span::styled(node.name.clone(), theme.heading()));
+    head.push(Span::styled(node.name.to_string(), theme.heading()));
     if node.required {
         head.push(Span::styled(" required", theme.required()));
     }
     head.push(Span::raw("  "));
-    head.push(Span::styled(node.kind.clone(), theme.kind()));
+    head.push(Span::styled(node.kind.to_string(), theme.kind()));
     if !node.constraints.is_empty() {
         head.push(Span::raw("  "));
-        head.push(Span::styled(node.constraints.clone(), theme.dim()));
+        head.push(Span::styled(node.constraints.to_string(), theme.dim()));
     }
     out.push(Line::from(head));
     if let Some(change) = pane.changes.marks.get(&id) {
@@ -151,7 +151,7 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     if let Some(d) = &node.description {
         out.push(Line::from(vec![
             Span::styled("description: ", theme.dim()),
-            Span::raw(d.clone()),
+            Span::raw(d.to_string()),
         ]));
     }
 
@@ -159,7 +159,7 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     let counterparts: Vec<String> = other
         .linked
         .iter()
-        .map(|&i| other.tree.node(i).pointer.clone())
+        .map(|&i| other.tree.node(i).pointer.to_string())
         .collect();
     out.push(Line::from(vec![
         Span::styled(format!("{}: ", side.title().to_lowercase()), theme.dim()),
@@ -185,8 +185,8 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
         return out;
     };
     let (originals, projections): (Vec<String>, Vec<String>) = match side {
-        Side::Original => (vec![node.pointer.clone()], counterparts),
-        Side::Projection => (counterparts, vec![node.pointer.clone()]),
+        Side::Original => (vec![node.pointer.to_string()], counterparts),
+        Side::Projection => (counterparts, vec![node.pointer.to_string()]),
     };
     let before = json_blocks(&tool.schema, &originals, "before (original)");
     let after = match &view.projection {

@@ -192,17 +192,12 @@ pub fn diff(
     let before: HashMap<&str, u64> = old
         .nodes
         .iter()
-        .map(|n| {
-            (
-                n.pointer.as_str(),
-                signature(n, old_schema.pointer(&n.pointer)),
-            )
-        })
+        .map(|n| (&*n.pointer, signature(n, old_schema.pointer(&n.pointer))))
         .collect();
     let mut out = PaneChanges::default();
     for (id, node) in new.nodes.iter().enumerate() {
         let id = id as NodeId;
-        match before.get(node.pointer.as_str()) {
+        match before.get(&*node.pointer) {
             None => {
                 out.marks.insert(id, Change::Added);
                 let parent_added = node
@@ -230,7 +225,7 @@ pub fn diff(
         out.removed
             .entry(anchor)
             .or_default()
-            .push(node.pointer.clone());
+            .push(node.pointer.to_string());
         out.marks.entry(anchor).or_insert(Change::Removed);
         out.count += 1;
     }
@@ -750,7 +745,8 @@ impl App {
         let side = self.active_side();
         let pointer = |s: Side| {
             let pane = old.pane(s);
-            pane.selected().map(|id| pane.tree.node(id).pointer.clone())
+            pane.selected()
+                .map(|id| pane.tree.node(id).pointer.to_string())
         };
         let kept = Kept {
             side,

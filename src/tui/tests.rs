@@ -171,7 +171,7 @@ fn linked_pointers(app: &App, side: Side) -> Vec<String> {
     let pane = app.view.as_ref().expect("view").pane(side);
     pane.linked
         .iter()
-        .map(|&id| pane.tree.node(id).pointer.clone())
+        .map(|&id| pane.tree.node(id).pointer.to_string())
         .collect()
 }
 
@@ -1034,7 +1034,7 @@ fn selecting_a_payload_marks_the_rejecting_nodes() {
         let pane = app.view.as_ref().unwrap().pane(side);
         pane.rejecting
             .iter()
-            .map(|&id| pane.tree.node(id).pointer.clone())
+            .map(|&id| pane.tree.node(id).pointer.to_string())
             .collect::<Vec<_>>()
     };
     assert!(

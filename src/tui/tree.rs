@@ -53,21 +53,24 @@ impl Side {
     }
 }
 
+/// A tree row's data. Its text is held as boxed strings, built once and never grown: a
+/// `String` carries a capacity word, and 225 k nodes (GitHub's components schema, both
+/// trees) hold five of them each.
 #[derive(Debug, Clone)]
 pub struct Node {
     /// RFC 6901, within the tool's parameter schema.
-    pub pointer: String,
+    pub pointer: Box<str>,
     pub parent: Option<NodeId>,
     pub children: Vec<NodeId>,
     /// Property name, or the keyword position (`anyOf[0]`, `items`, `$defs/User`); escaped.
-    pub name: String,
+    pub name: Box<str>,
     /// True for a property name, false for a structural position.
     pub is_property: bool,
     pub required: bool,
     /// The type column: `string`, `string|null`, `→ #/$defs/User`, `oneOf×2 by kind`.
-    pub kind: String,
-    pub constraints: String,
-    pub description: Option<String>,
+    pub kind: Box<str>,
+    pub constraints: Box<str>,
+    pub description: Option<Box<str>>,
     /// Sorted by [`Mark`] priority, without repeats.
     pub marks: Vec<Mark>,
     /// Indices into the projection's trace: entries produced at this node (projection side) or
@@ -81,11 +84,11 @@ impl Node {
     /// a lower-cased copy of every node's text doubled the text a big tree holds.
     pub fn matches(&self, needle: &str) -> bool {
         let fields = [
-            self.name.as_str(),
-            self.kind.as_str(),
-            self.constraints.as_str(),
+            &*self.name,
+            &*self.kind,
+            &*self.constraints,
             self.description.as_deref().unwrap_or(""),
-            self.pointer.as_str(),
+            &*self.pointer,
         ];
         fields.iter().any(|f| contains_lowercased(f, needle))
     }
@@ -233,19 +236,19 @@ impl SchemaTree {
                 stack.extend(pending.into_iter().rev());
             }
             tree.nodes.push(Node {
-                pointer: p.pointer,
+                pointer: p.pointer.into_boxed_str(),
                 parent: p.parent,
                 children: Vec::new(),
-                name: p.name,
+                name: p.name.into_boxed_str(),
                 is_property: p.is_property,
                 required: p.required,
-                kind: String::new(),
-                constraints: constraints(p.schema),
+                kind: Box::default(),
+                constraints: constraints(p.schema).into_boxed_str(),
                 description: p
                     .schema
                     .get("description")
                     .and_then(Value::as_str)
-                    .map(|d| escape(d).into_owned()),
+                    .map(|d| escape(d).into()),
                 marks: Vec::new(),
                 entries: Vec::new(),
             });
@@ -261,8 +264,12 @@ impl SchemaTree {
                 Detail::UnionFlattened { property, .. } => Some(property.as_str()),
                 _ => None,
             });
-            node.kind = kind(schema, by);
+            node.kind = kind(schema, by).into_boxed_str();
+            // Grown by pushes during the walk; kept as long as the view.
+            node.children.shrink_to_fit();
         }
+        // Grown by doubling: up to half of it would be kept unused as long as the view.
+        tree.nodes.shrink_to_fit();
         Some(tree)
     }
 
@@ -311,7 +318,7 @@ impl SchemaTree {
         let nodes = &self.nodes;
         self.index
             .find(self.hasher.hash_one(pointer), |&id| {
-                nodes[id as usize].pointer == pointer
+                *nodes[id as usize].pointer == *pointer
             })
             .copied()
     }
@@ -328,8 +335,8 @@ impl SchemaTree {
         let Some(last) = nodes.len().checked_sub(1) else {
             return;
         };
-        let pointer = nodes[last].pointer.as_str();
-        let pointer_of = |&id: &NodeId| nodes[id as usize].pointer.as_str();
+        let pointer = &*nodes[last].pointer;
+        let pointer_of = |&id: &NodeId| &*nodes[id as usize].pointer;
         match index.entry(
             hasher.hash_one(pointer),
             |id| pointer_of(id) == pointer,
@@ -399,12 +406,12 @@ fn row(node: &Node, lint: Option<Severity>, theme: Theme) -> Line<'static> {
         None if node.is_property => ratatui::style::Style::new(),
         None => theme.structural(),
     };
-    spans.push(Span::styled(node.name.clone(), name_style));
+    spans.push(Span::styled(node.name.to_string(), name_style));
     if node.required {
         spans.push(Span::styled("*", theme.required()));
     }
     spans.push(Span::raw("  "));
-    spans.push(Span::styled(node.kind.clone(), theme.kind()));
+    spans.push(Span::styled(node.kind.to_string(), theme.kind()));
     if !node.children.is_empty() {
         spans.push(Span::styled(
             format!(" ({})", node.children.len()),
@@ -413,7 +420,7 @@ fn row(node: &Node, lint: Option<Severity>, theme: Theme) -> Line<'static> {
     }
     if !node.constraints.is_empty() {
         spans.push(Span::raw("  "));
-        spans.push(Span::styled(node.constraints.clone(), theme.dim()));
+        spans.push(Span::styled(node.constraints.to_string(), theme.dim()));
     }
     Line::from(spans)
 }
@@ -655,7 +662,7 @@ mod tests {
         let rows: Vec<(&str, &str, bool)> = tree
             .nodes
             .iter()
-            .map(|n| (n.pointer.as_str(), n.name.as_str(), n.required))
+            .map(|n| (&*n.pointer, &*n.name, n.required))
             .collect();
         assert_eq!(
             rows,
@@ -666,7 +673,7 @@ mod tests {
                 ("/properties/b/items", "items", false),
             ]
         );
-        assert_eq!(tree.nodes[0].constraints, "closed");
+        assert_eq!(&*tree.nodes[0].constraints, "closed");
         assert_eq!(tree.path(3), vec![0, 2, 3]);
         assert_eq!(tree.nearest("/properties/b/items/oneOf"), Some(3));
     }
