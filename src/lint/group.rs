@@ -57,6 +57,9 @@ struct Origins<'a> {
     links: &'a Links,
     original: &'a Value,
     is_ref: RefCell<HashMap<String, bool>>,
+    /// The last place asked and its answer: hits come in document order, several rules at
+    /// one node, so the same place is often asked again at once.
+    last: RefCell<Option<(String, Vec<String>)>>,
 }
 
 impl<'a> Origins<'a> {
@@ -65,10 +68,31 @@ impl<'a> Origins<'a> {
             links,
             original,
             is_ref: RefCell::new(HashMap::new()),
+            last: RefCell::new(None),
         }
     }
 
     fn of(&self, at: &str) -> Vec<String> {
+        if let Some((place, origins)) = &*self.last.borrow()
+            && place == at
+        {
+            return origins.clone();
+        }
+        let origins = self.looked_up(at);
+        let mut last = self.last.borrow_mut();
+        match &mut *last {
+            // The place's buffer is reused: most places are asked once or twice.
+            Some((place, known)) => {
+                place.clear();
+                place.push_str(at);
+                known.clone_from(&origins);
+            }
+            None => *last = Some((at.to_owned(), origins.clone())),
+        }
+        origins
+    }
+
+    fn looked_up(&self, at: &str) -> Vec<String> {
         let mut current = Some(at);
         while let Some(p) = current {
             let found = self.links.originals(p);

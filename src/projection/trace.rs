@@ -551,13 +551,31 @@ pub struct Links {
     forward: BTreeMap<String, Vec<String>>,
     #[serde(skip)]
     backward: BTreeMap<String, Vec<String>>,
+    /// Made by [`Links::forward_only`]: `backward` stays empty.
+    #[serde(skip)]
+    forward_only: bool,
 }
 
 impl Links {
+    /// Links that answer [`Links::originals`] only ([`Links::projections`] finds nothing): for
+    /// a caller that only goes from the projection back to the original (the lint's
+    /// tailoring), the backward side is a second pointer per node of a large projection.
+    pub(crate) fn forward_only() -> Links {
+        Links {
+            forward_only: true,
+            ..Links::default()
+        }
+    }
+
     /// Duplicates in the backward lists are removed by [`Links::seal`]; checking here would
     /// make a target inlined many times quadratic.
     pub(crate) fn insert(&mut self, projection: String, originals: Vec<String>) {
-        for o in &originals {
+        let backward = if self.forward_only {
+            &[][..]
+        } else {
+            &originals[..]
+        };
+        for o in backward {
             // Most originals are already listed: look up before copying the key.
             match self.backward.get_mut(o) {
                 Some(list) => list.push(projection.clone()),

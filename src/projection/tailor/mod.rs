@@ -307,7 +307,9 @@ pub enum Trace {
     /// schema, its links, adapters and unresolved list (the lint): where a definition is
     /// inlined many times the walk writes an entry per copy of each object it closes and each
     /// property it makes required, which held a fifth of `lint`'s peak memory on such a
-    /// document.
+    /// document. Its links go from the tailored schema back to the original only
+    /// ([`crate::projection::Links::originals`]; `projections` finds nothing), and the walk
+    /// keeps no table of where each projection node went: each was a pointer per node.
     Skipped,
 }
 

@@ -231,6 +231,13 @@ fn walk_traced(
 ) -> (Walk<'_>, Value) {
     let new = || Walk {
         traced: trace == Trace::Kept,
+        // Only the trace's move to the tailored places and the sound form's replay of the
+        // lossy form's carriers and fit read where each projection node went.
+        keeps_renames: trace == Trace::Kept || !options.lossy,
+        links: match trace {
+            Trace::Kept => Links::default(),
+            Trace::Skipped => Links::forward_only(),
+        },
         ..Walk::new(projection, profile, options)
     };
     let mut t = new();
@@ -376,7 +383,13 @@ struct Walk<'a> {
     draft: Draft,
     old_links: &'a Links,
     links: Links,
+    /// By projection pointer, where the node went: read by the trace's move to the tailored
+    /// places and by the sound form following the lossy form's carriers and fit plan; written
+    /// only when [`Walk::keeps_renames`] (a million entries on a large inlined projection).
     renames: BTreeMap<String, String>,
+    /// Whether [`Walk::rename`] writes to `renames`: the lint's lossy, untraced tailoring
+    /// never reads them.
+    keeps_renames: bool,
     trace: Vec<TraceEntry>,
     /// Whether [`Walk::record`] writes to `trace` (see [`Trace`]).
     traced: bool,
@@ -433,6 +446,7 @@ impl<'a> Walk<'a> {
             old_links: &projection.links,
             links: Links::default(),
             renames: BTreeMap::new(),
+            keeps_renames: true,
             trace: Vec::new(),
             traced: true,
             adapters: Vec::new(),
@@ -641,6 +655,13 @@ impl Walk<'_> {
         nearest_originals(self.old_links, at)
     }
 
+    /// The projection node at `from` now sits at `out`.
+    fn rename(&mut self, from: &str, out: &str) {
+        if self.keeps_renames {
+            self.renames.insert(from.to_owned(), out.to_owned());
+        }
+    }
+
     fn record(&mut self, rule: Rule, out: &str, from: &str, detail: Tailoring) {
         if !self.traced {
             return;
@@ -687,7 +708,7 @@ impl Walk<'_> {
             .carrier_key
             .take()
             .or_else(|| beside_strings.then(|| encode::JSON_KEY.to_owned()));
-        self.renames.insert(from.to_owned(), out.to_owned());
+        self.rename(from, out);
         self.links.insert(out.to_owned(), self.originals(from));
         // `true` accepts anything, like `{}`: carried the same way where the provider needs it.
         let schema = if schema == Value::Bool(true)
@@ -746,7 +767,7 @@ impl Walk<'_> {
                 // Entries where a sibling alternative may hold an array are ambiguous (`{}` and
                 // `[]` are both `[]`): the map goes as JSON text instead, a string.
                 self.purge(out);
-                self.renames.insert(from.to_owned(), out.to_owned());
+                self.rename(from, out);
                 self.links.insert(out.to_owned(), self.originals(from));
                 return self.json_text(&m, from, out, carrier_key);
             }
@@ -1159,7 +1180,7 @@ impl Walk<'_> {
                         types: names.clone(),
                     },
                 );
-                self.renames.insert(from.to_owned(), out.to_owned());
+                self.rename(from, out);
                 let any_of = pointer::push(out, "anyOf");
                 let mut done = Vec::new();
                 for (i, b) in branches.into_iter().enumerate() {
@@ -1171,7 +1192,7 @@ impl Walk<'_> {
                         &pointer::push_index(&any_of, i),
                     ));
                 }
-                self.renames.insert(from.to_owned(), out.to_owned());
+                self.rename(from, out);
                 let mut top_value = Value::Object(top);
                 if let Value::Object(t) = &mut top_value {
                     // Annotations and type-independent keywords stay on the node itself.
