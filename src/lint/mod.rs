@@ -219,7 +219,17 @@ fn lint_tools_where(
     wanted: impl Fn(&LintRule) -> bool,
 ) -> Vec<Vec<Finding>> {
     let cxs: Vec<SchemaCx<'_>> = tools.iter().map(|t| SchemaCx::new(t.schema)).collect();
-    hits(profile, tools, &cxs, &wanted)
+    findings_where(profile, tools, &cxs, wanted)
+}
+
+/// The findings of the rules `wanted` picks on every tool, read through the tools' tables.
+fn findings_where(
+    profile: Profile,
+    tools: &[Subject<'_>],
+    cxs: &[SchemaCx<'_>],
+    wanted: impl Fn(&LintRule) -> bool,
+) -> Vec<Vec<Finding>> {
+    hits(profile, tools, cxs, &wanted)
         .into_iter()
         .enumerate()
         .map(|(i, list)| {
@@ -279,6 +289,33 @@ impl<'a> Batch<'a> {
 
     pub(crate) fn lint(&self, profile: Profile) -> Vec<Vec<Group>> {
         self.grouped(profile, hits(profile, &self.tools, &self.cxs, &|_| true))
+    }
+
+    /// Ollama's view of tool `i`'s schema (made by an Ollama lint of this batch, else here).
+    pub(crate) fn ollama_view(&self, i: usize) -> &OllamaView {
+        self.cxs[i].ollama()
+    }
+
+    /// [`lint_schema_where`] on tool `i`'s schema, read through this batch's tables (made for
+    /// its own lint of that schema): the same findings, without making them again.
+    pub(crate) fn schema_where(
+        &self,
+        i: usize,
+        profile: Profile,
+        wanted: impl Fn(&LintRule) -> bool,
+    ) -> Vec<Finding> {
+        let unnamed = [Subject {
+            name: None,
+            schema: self.tools[i].schema,
+        }];
+        findings_where(
+            profile,
+            &unnamed,
+            std::slice::from_ref(&self.cxs[i]),
+            wanted,
+        )
+        .pop()
+        .unwrap_or_default()
     }
 
     fn grouped(

@@ -227,12 +227,16 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
     profiles
         .iter()
         .map(|&profile| {
+            // Ollama's check of whether tailoring changes the projection reads the
+            // projection's lint, so that lint comes first. For the others the walk comes
+            // first: their lint's groups and tables would only add to the walk's peak.
+            let linted_first = (profile == Profile::Ollama)
+                .then(|| (originals.lint(profile), projections.lint(profile)));
             // Exactly what `project --provider` sends, reusing the projection when the
             // provider's is the same.
-            let tailored: Vec<Result<TailoredForm<'_>, String>> =
-                crate::parallel::map(tools, |t| tailored_form(t, profile));
-            let original = originals.lint(profile);
-            let projected = projections.lint(profile);
+            let tailored = tailored_forms(profile, tools, &projections);
+            let (original, projected) = linted_first
+                .unwrap_or_else(|| (originals.lint(profile), projections.lint(profile)));
             let tailored_groups = lint_tailored(profile, tools, &tailored, &projected);
             let views = (profile == Profile::Ollama)
                 .then(|| ollama_views(tools, &mut projections, &tailored));
@@ -301,20 +305,82 @@ impl TailoredForm<'_> {
     }
 }
 
-/// Exactly what `project --provider` sends, reusing the projection when the provider's is the
-/// same.
-fn tailored_form<'a>(t: &ToolForms<'a>, profile: Profile) -> Result<TailoredForm<'a>, String> {
+/// Every tool's tailored form: the projection itself where tailoring would not change it,
+/// else what the walk makes (`projections` are the projections' batch, after its lint for
+/// `profile`).
+fn tailored_forms<'a>(
+    profile: Profile,
+    tools: &[ToolForms<'a>],
+    projections: &Batch<'_>,
+) -> Vec<Result<TailoredForm<'a>, String>> {
+    let mut spared = spared_walks(profile, tools, projections);
+    let walked = crate::parallel::map(&spared_marks(&spared, tools), |&(t, is_spared)| {
+        (!is_spared).then(|| tailored_form(t, profile))
+    });
+    tools
+        .iter()
+        .zip(walked)
+        .zip(&mut spared)
+        .map(
+            |((t, walked), spared)| match (walked, t.projection, spared.take()) {
+                (Some(walked), _, _) => walked,
+                (None, Ok(projection), Some(unresolved)) => Ok(TailoredForm::Same {
+                    projection,
+                    unresolved,
+                }),
+                (None, _, _) => unreachable!("only a tool with a projection is spared the walk"),
+            },
+        )
+        .collect()
+}
+
+/// Each tool with whether it is spared the walk.
+fn spared_marks<'t, 'a>(
+    spared: &[Option<Vec<Unresolved>>],
+    tools: &'t [ToolForms<'a>],
+) -> Vec<(&'t ToolForms<'a>, bool)> {
+    tools
+        .iter()
+        .zip(spared)
+        .map(|(t, s)| (t, s.is_some()))
+        .collect()
+}
+
+/// For each tool, what the projection leaves unresolved when tailoring would give the
+/// projection itself (`None` when it rewrites, or there is none). Ollama's check reads the
+/// projection's Ollama view and lint errors, which the projections' lint has the tables for.
+fn spared_walks(
+    profile: Profile,
+    tools: &[ToolForms<'_>],
+    projections: &Batch<'_>,
+) -> Vec<Option<Vec<Unresolved>>> {
+    // A profile that projects otherwise (kept recursion) needs its own projection.
     let reusable = crate::projection::tailor::preferred_recursion(profile).is_none();
-    // The report groups by origin through parents, so the tailored links' form does not count.
-    if let (true, Ok(projection)) = (reusable, t.projection)
-        && let Some(unresolved) =
-            crate::projection::tailor::unchanged_schema_by(profile, projection)
-    {
-        return Ok(TailoredForm::Same {
-            projection,
-            unresolved,
-        });
-    }
+    let mut present = 0;
+    tools
+        .iter()
+        .map(|t| {
+            let projection = t.projection.ok()?;
+            present += 1;
+            let i = present - 1;
+            // The report groups by origin through parents, so the tailored links' form does
+            // not count.
+            reusable
+                .then(|| {
+                    crate::projection::tailor::unchanged_schema_seen(
+                        profile,
+                        projection,
+                        || projections.ollama_view(i),
+                        || projections.schema_where(i, Profile::Ollama, super::LintRule::is_error),
+                    )
+                })
+                .flatten()
+        })
+        .collect()
+}
+
+/// Exactly what `project --provider` sends, for a tool whose tailoring rewrites its projection.
+fn tailored_form<'a>(t: &ToolForms<'a>, profile: Profile) -> Result<TailoredForm<'a>, String> {
     // The report reads the tailored schema, links, adapters and unresolved list, not the trace.
     let trace = crate::projection::tailor::Trace::Skipped;
     crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok(), trace)

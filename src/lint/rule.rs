@@ -54,6 +54,12 @@ pub struct LintRule {
     pub source: &'static str,
 }
 
+impl LintRule {
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
 /// Where in a schema a keyword check looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Where {

@@ -339,6 +339,18 @@ pub fn unchanged_schema_by(profile: Profile, projection: &Projection) -> Option<
     rewrite::unchanged_schema_by(profile, projection)
 }
 
+/// [`unchanged_schema_by`] for a caller that has the projection's Ollama view and the errors
+/// of its Ollama lint (in lint order) at hand or can make them more cheaply; each is asked for
+/// only when needed.
+pub fn unchanged_schema_seen<V: std::borrow::Borrow<crate::lint::OllamaView>>(
+    profile: Profile,
+    projection: &Projection,
+    view: impl FnOnce() -> V,
+    errors: impl FnOnce() -> Vec<crate::lint::Finding>,
+) -> Option<Vec<Unresolved>> {
+    rewrite::unchanged_schema_seen(profile, projection, view, errors)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The tables
 

@@ -20,7 +20,7 @@ use super::{
     Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Trace, Unresolved,
     allowed_values, keyword_set, steps,
 };
-use crate::lint::{Check, Profile};
+use crate::lint::{Check, Finding, OllamaView, Profile};
 use crate::pointer;
 use crate::projection::{Detail, Links, Projection, Rule, TraceEntry};
 use crate::schema::Draft;
@@ -280,6 +280,23 @@ pub(super) fn unchanged_schema_by(
     profile: Profile,
     projection: &Projection,
 ) -> Option<Vec<Unresolved>> {
+    unchanged_schema_seen(
+        profile,
+        projection,
+        || crate::lint::ollama::view(&projection.schema),
+        || ollama_errors(&projection.schema),
+    )
+}
+
+/// [`unchanged_schema_by`] with the projection's Ollama view and its Ollama lint errors (in
+/// lint order) given by a caller that has them at hand, asked only when needed: the lint makes
+/// both for its own report of the projection.
+pub(super) fn unchanged_schema_seen<V: std::borrow::Borrow<OllamaView>>(
+    profile: Profile,
+    projection: &Projection,
+    view: impl FnOnce() -> V,
+    errors: impl FnOnce() -> Vec<Finding>,
+) -> Option<Vec<Unresolved>> {
     if let Some(unresolved) = unchanged_by(profile, projection) {
         return Some(unresolved);
     }
@@ -287,8 +304,8 @@ pub(super) fn unchanged_schema_by(
         && steps(profile) == [Step::ConstToEnum, Step::EncodeDroppedMaps];
     (ollama
         && !has_key_anywhere(&projection.schema, "const")
-        && maps_losing_their_values(&projection.schema).is_empty())
-    .then(|| beyond_any_rewrite(&projection.schema))
+        && maps_dropped_in(view().borrow()).is_empty())
+    .then(|| beyond_rewrite(errors()))
 }
 
 /// Whether some object in `v`, at any depth, has the key `key` (a keyword or a property name
@@ -314,9 +331,13 @@ fn has_key_anywhere(v: &Value, key: &str) -> bool {
 /// limit the values), as its lint's Go struct view reads `schema`. Not below `items` or root
 /// `$defs`: Ollama keeps those as written.
 fn maps_losing_their_values(schema: &Value) -> std::collections::HashSet<String> {
-    crate::lint::ollama::view(schema)
-        .dropped
-        .into_iter()
+    maps_dropped_in(&crate::lint::ollama::view(schema))
+}
+
+/// [`maps_losing_their_values`], read from Ollama's view of the schema.
+fn maps_dropped_in(view: &OllamaView) -> std::collections::HashSet<String> {
+    view.dropped
+        .iter()
         .filter(|d| {
             d.class == crate::lint::DropClass::Structure
                 && matches!(
@@ -324,26 +345,34 @@ fn maps_losing_their_values(schema: &Value) -> std::collections::HashSet<String>
                     "additionalProperties" | "patternProperties"
                 )
         })
-        .map(|d| d.pointer)
+        .map(|d| d.pointer.clone())
         .collect()
 }
 
 /// Ollama drops what its Go structs have no field for (a `oneOf`, a `$ref`) whatever the
 /// schema says, so every error its lint still finds is beyond tailoring: listed, not hidden.
 fn beyond_any_rewrite(schema: &Value) -> Vec<Unresolved> {
-    crate::lint::lint_schema_where(Profile::Ollama, schema, |r| {
-        r.severity == crate::lint::Severity::Error
-    })
-    .into_iter()
-    .map(|f| Unresolved {
-        pointer: f.pointer,
-        rule: f.rule,
-        why: format!(
-            "{} No rewrite of the schema changes what Ollama reads.",
-            f.message
-        ),
-    })
-    .collect()
+    beyond_rewrite(ollama_errors(schema))
+}
+
+/// The errors of Ollama's lint of `schema`, in lint order.
+fn ollama_errors(schema: &Value) -> Vec<Finding> {
+    crate::lint::lint_schema_where(Profile::Ollama, schema, crate::lint::LintRule::is_error)
+}
+
+/// [`beyond_any_rewrite`] from the errors of Ollama's lint.
+fn beyond_rewrite(errors: Vec<Finding>) -> Vec<Unresolved> {
+    errors
+        .into_iter()
+        .map(|f| Unresolved {
+            pointer: f.pointer,
+            rule: f.rule,
+            why: format!(
+                "{} No rewrite of the schema changes what Ollama reads.",
+                f.message
+            ),
+        })
+        .collect()
 }
 
 /// Where a projection pointer's node sits now: its own new place, else its nearest ancestor's
