@@ -7,6 +7,8 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::rc::Rc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -47,7 +49,7 @@ impl Group {
 /// The definition is what every copy shares (each copy came through its own `$ref`), so the
 /// `$ref` sites are left out when something else remains.
 pub fn origins_of(links: &Links, original: &Value, at: &str) -> Vec<String> {
-    Origins::new(links, original).of(at)
+    Origins::new(links, original).of(at).to_vec()
 }
 
 /// [`origins_of`] for many places of one projection. Whether an original node is a `$ref`
@@ -59,7 +61,7 @@ struct Origins<'a> {
     is_ref: RefCell<HashMap<String, bool>>,
     /// The last place asked and its answer: hits come in document order, several rules at
     /// one node, so the same place is often asked again at once.
-    last: RefCell<Option<(String, Vec<String>)>>,
+    last: RefCell<Option<(String, Rc<[String]>)>>,
 }
 
 impl<'a> Origins<'a> {
@@ -72,22 +74,22 @@ impl<'a> Origins<'a> {
         }
     }
 
-    fn of(&self, at: &str) -> Vec<String> {
+    fn of(&self, at: &str) -> Rc<[String]> {
         if let Some((place, origins)) = &*self.last.borrow()
             && place == at
         {
-            return origins.clone();
+            return Rc::clone(origins);
         }
-        let origins = self.looked_up(at);
+        let origins: Rc<[String]> = self.looked_up(at).into();
         let mut last = self.last.borrow_mut();
         match &mut *last {
             // The place's buffer is reused: most places are asked once or twice.
             Some((place, known)) => {
                 place.clear();
                 place.push_str(at);
-                known.clone_from(&origins);
+                *known = Rc::clone(&origins);
             }
-            None => *last = Some((at.to_owned(), origins.clone())),
+            None => *last = Some((at.to_owned(), Rc::clone(&origins))),
         }
         origins
     }
@@ -155,7 +157,7 @@ pub fn place_by_origin<T>(
     let mut out: Vec<Placed<T>> = Vec::new();
     for item in items {
         let place = at(&item).to_owned();
-        let origins = origins_of.of(&place);
+        let origins = origins_of.of(&place).to_vec();
         let key = (identity(&item), origins);
         match index.get(&key) {
             Some(&i) => out[i].pointers.push(place),
@@ -172,46 +174,76 @@ pub fn place_by_origin<T>(
     out
 }
 
-/// What makes two hits one group: the rule (by its place in the table), the keyword, what the
-/// check found, and where it comes from in the original.
-type Key = (usize, Option<String>, String, String, Vec<String>);
+/// A group being gathered: its first hit, its origins and every copy's pointer.
+struct Gathering {
+    rank: usize,
+    rule: &'static LintRule,
+    hit: Hit,
+    origins: Vec<String>,
+    pointers: Vec<String>,
+}
+
+impl Gathering {
+    /// What makes two hits one group: the rule (by its place in the table), the keyword, what
+    /// the check found, and where it comes from in the original.
+    fn key(&self) -> Key<'_> {
+        (
+            self.rank,
+            &self.hit.keyword,
+            &self.hit.detail,
+            &self.hit.item,
+            &self.origins,
+        )
+    }
+}
+
+type Key<'k> = (
+    usize,
+    &'k Option<String>,
+    &'k String,
+    &'k String,
+    &'k [String],
+);
 
 /// Groups one tool's sorted hits; `finding` turns the first hit of a group into its finding.
+/// A hit is looked up by its own fields: a copy that joins a group (most of them, on a large
+/// inlined projection) costs its pointer and no copy of its key.
 pub(crate) fn group(
     hits: Vec<(SortKey, &'static LintRule, Hit)>,
     links: Option<(&Links, &Value)>,
     finding: impl Fn(&LintRule, &Hit) -> Finding,
 ) -> Vec<Group> {
     let origins_of = links.map(|(links, original)| Origins::new(links, original));
-    let mut index: HashMap<Key, usize, FastHash> = HashMap::default();
-    let mut groups: Vec<(&'static LintRule, Hit, Vec<String>, Vec<String>)> = Vec::new();
+    let state = FastHash::default();
+    let mut index: hashbrown::HashTable<usize> = hashbrown::HashTable::new();
+    let mut groups: Vec<Gathering> = Vec::new();
     for ((_, _, rank), rule, hit) in hits {
-        let origins = match &origins_of {
+        let origins: Rc<[String]> = match &origins_of {
             Some(origins) => origins.of(&hit.pointer),
-            None => vec![hit.pointer.clone()],
+            None => Rc::from([hit.pointer.clone()]),
         };
-        let key: Key = (
-            rank,
-            hit.keyword.clone(),
-            hit.detail.clone(),
-            hit.item.clone(),
-            origins,
-        );
-        match index.get(&key) {
-            Some(&g) => groups[g].3.push(hit.pointer),
+        let key: Key<'_> = (rank, &hit.keyword, &hit.detail, &hit.item, &origins[..]);
+        let hash = state.hash_one(key);
+        match index.find(hash, |&g| groups[g].key() == key) {
+            Some(&g) => groups[g].pointers.push(hit.pointer),
             None => {
-                index.insert(key.clone(), groups.len());
-                let pointers = vec![hit.pointer.clone()];
-                groups.push((rule, hit, key.4, pointers));
+                index.insert_unique(hash, groups.len(), |&g| state.hash_one(groups[g].key()));
+                groups.push(Gathering {
+                    rank,
+                    rule,
+                    origins: origins.to_vec(),
+                    pointers: vec![hit.pointer.clone()],
+                    hit,
+                });
             }
         }
     }
     groups
         .into_iter()
-        .map(|(rule, hit, origins, pointers)| Group {
-            finding: finding(rule, &hit),
-            origins,
-            pointers,
+        .map(|g| Group {
+            finding: finding(g.rule, &g.hit),
+            origins: g.origins,
+            pointers: g.pointers,
         })
         .collect()
 }
