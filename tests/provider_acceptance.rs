@@ -837,6 +837,145 @@ fn a_type_list_beside_a_union_goes_into_its_alternatives() {
     }
 }
 
+/// GitHub's org ruleset `conditions` in inline mode: an `anyOf` of objects, each an `allOf` of
+/// two plain objects (ref names, and repository names or ids). Providers without `allOf`
+/// dropped the parts and kept a free-form object (OpenAI strict, Gemini); Anthropic strict could
+/// close no part alone. Each alternative is now one object with the parts' properties, closed
+/// like any other; the merged properties link to the parts they came from.
+#[test]
+fn an_all_of_of_plain_objects_is_one_object() {
+    let ref_name = json!({"type": "object", "description": "Ref names.", "properties": {
+        "ref_name": {"type": "object", "properties": {
+            "include": {"type": "array", "items": {"type": "string"}},
+            "exclude": {"type": "array", "items": {"type": "string"}}}}}});
+    let schema = json!({
+        "type": "object",
+        "properties": {"conditions": {
+            "type": "object",
+            "description": "Conditions for an organization ruleset.",
+            "anyOf": [
+                {"type": "object", "title": "repository_name_and_ref_name", "allOf": [
+                    ref_name,
+                    {"type": "object", "properties": {"repository_name": {"type": "object", "properties": {
+                        "include": {"type": "array", "items": {"type": "string"}},
+                        "protected": {"type": "boolean"}}}},
+                     "required": ["repository_name"]}]},
+                {"type": "object", "title": "repository_id_and_ref_name", "allOf": [
+                    ref_name,
+                    {"type": "object", "properties": {"repository_id": {"type": "object", "properties": {
+                        "repository_ids": {"type": "array", "items": {"type": "integer"}}}}},
+                     "required": ["repository_id"]}]}
+            ]
+        }},
+        "required": ["conditions"]
+    });
+    let tool = manifest::load_str(&schema.to_string(), "org_ruleset.json", None)
+        .expect("a bare schema")
+        .tools
+        .remove(0);
+    for provider in Provider::ALL {
+        let t = tailor_tool(&tool, &Options::inline(), profile(provider)).expect("tailored");
+        assert!(t.unresolved.is_empty(), "{provider}: {:?}", t.unresolved);
+        let refused = check(provider, Some("org_ruleset"), &t.projection.schema);
+        assert!(
+            refused.is_empty(),
+            "{provider}: {refused:?}\n{:#}",
+            t.projection.schema
+        );
+        let alternative = &t.projection.schema["properties"]["conditions"]["anyOf"][0];
+        assert!(
+            alternative.get("allOf").is_none(),
+            "{provider}: {alternative}"
+        );
+        assert!(
+            alternative["properties"]["repository_name"].is_object()
+                && alternative["properties"]["ref_name"].is_object(),
+            "{provider}: {alternative}"
+        );
+        let at = "/properties/conditions/anyOf/0/properties/repository_name";
+        assert_eq!(
+            t.projection.links.originals(at),
+            ["/properties/conditions/anyOf/0/allOf/1/properties/repository_name"],
+            "{provider}"
+        );
+        assert!(
+            t.projection
+                .trace
+                .iter()
+                .any(|e| e.message().contains("merged into one object")),
+            "{provider}: the merge is traced"
+        );
+        sent_and_back(
+            &tool,
+            &t,
+            &[
+                json!({"conditions": {"repository_name": {"include": ["a"]}}}),
+                json!({"conditions": {"ref_name": {"include": ["~ALL"]}, "repository_id": {"repository_ids": [1]}}}),
+            ],
+        );
+        let (validator, draft) = validator(&tool, &t);
+        let adapted = t
+            .payload_adapter(draft)
+            .adapt(&json!({"conditions": {"ref_name": {}}}))
+            .payload;
+        assert!(
+            !validator.is_valid(&adapted),
+            "{provider}: neither alternative's required name, accepted"
+        );
+    }
+}
+
+/// Two parts declaring one property with different schemas: their conjunction is no one plain
+/// object (it would need the two schemas conjoined), so the parts are left as they are, and
+/// what the provider will refuse is said, by lint's tailored verdict and by the checker alike:
+/// never a merge that accepts more or less than the original.
+#[test]
+fn an_all_of_whose_parts_declare_one_name_differently_is_left_and_reported() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"c": {"anyOf": [
+            {"type": "object", "allOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}}]},
+            {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
+        ]}},
+        "required": ["c"]
+    });
+    let tool = manifest::load_str(&schema.to_string(), "clash.json", None)
+        .expect("a bare schema")
+        .tools
+        .remove(0);
+    let options = Options::inline();
+    let projection = schemalens::project_tool(&tool, &options).expect("projected");
+    for provider in Provider::ALL {
+        let t = tailor_tool(&tool, &options, profile(provider)).expect("tailored");
+        assert!(
+            !t.projection
+                .trace
+                .iter()
+                .any(|e| e.message().contains("merged into one object")),
+            "{provider}: merged"
+        );
+        assert!(
+            !check(provider, Some("clash"), &t.projection.schema).is_empty(),
+            "{provider}: the checker accepts\n{:#}",
+            t.projection.schema
+        );
+        let forms = [ToolForms {
+            name: Some("clash"),
+            tool: &tool,
+            options: &options,
+            projection: Ok(&projection),
+        }];
+        let lint = &lint_forms_for(&[profile(provider)], &forms)[0][0];
+        assert_eq!(
+            lint.verdict(Form::Tailored),
+            Verdict::Rejected,
+            "{provider}: lint's tailored verdict"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The corpus.
 

@@ -406,6 +406,9 @@ pub enum Step {
     MinItemsAtMost { max: u64 },
     /// Maps (objects with arbitrary keys) carried as lists of `{key, value}` entries.
     EncodeMaps,
+    /// An object whose `allOf` parts are plain objects written as one object with all their
+    /// properties and required names (the same values).
+    MergeAllOf,
     /// Only the maps below the root whose value schema the provider drops (its lint's Go
     /// struct view, Ollama) carried as entries: the array's `items` reach the model as written.
     EncodeDroppedMaps,
@@ -443,6 +446,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
         Profile::OpenAiStrict => &[
             NullableToType,
             TupleItems,
+            MergeAllOf,
             EncodeMaps,
             DistributeProperties,
             ConstType,
@@ -485,6 +489,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
         ],
         Profile::Gemini => &[
             TupleItems,
+            MergeAllOf,
             EncodeMaps,
             EncodeEmptyObjects,
             DistributeProperties,
@@ -512,6 +517,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
         ],
         Profile::AnthropicStrict => &[
             TupleItems,
+            MergeAllOf,
             EncodeMaps,
             DistributeProperties,
             ConstType,
@@ -773,6 +779,11 @@ pub enum Tailoring {
         /// The limits the tool was over before.
         limits: Vec<LimitCount>,
     },
+    /// An object's `allOf` of plain object parts written as one object.
+    AllOfMerged {
+        profile: Profile,
+        parts: usize,
+    },
     /// An `enum` dropped so that the schema fits the provider's size limits.
     LimitEnumDropped {
         profile: Profile,
@@ -832,6 +843,7 @@ impl Tailoring {
             | Tailoring::Renamed { profile, .. }
             | Tailoring::LimitJsonText { profile, .. }
             | Tailoring::LimitEnumDropped { profile, .. }
+            | Tailoring::AllOfMerged { profile, .. }
             | Tailoring::Bundled { profile, .. } => *profile,
         }
     }
@@ -1095,6 +1107,9 @@ impl Tailoring {
             Tailoring::LimitJsonText { profile, limits } => format!(
                 "{profile}: this tool's schema has {}; this value is sent as its JSON text (a string), so nothing inside it counts, and a string is no union. EXACT with the adapter: it encodes on the way in and decodes on the way out; what the schema said inside this value is left to the tool.",
                 limit_counts(limits)
+            ),
+            Tailoring::AllOfMerged { profile, parts } => format!(
+                "{profile}: the `allOf` of {parts} object part(s) merged into one object with all their properties and required names (the same values: each part only declared properties). The provider has no `allOf`, or closes every object, which no part can be alone."
             ),
             Tailoring::LimitEnumDropped {
                 profile,

@@ -7,6 +7,7 @@ mod deep;
 mod distribute;
 mod encode;
 mod fit;
+mod merge;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -461,6 +462,10 @@ struct Walk<'a> {
     /// Projection pointers of the maps whose value schema the provider drops
     /// ([`Step::EncodeDroppedMaps`]).
     dropped_maps: std::collections::HashSet<String>,
+    /// The objects whose `allOf` parts were merged ([`Step::MergeAllOf`]).
+    merges: merge::Merges,
+    /// The projection, for what a step must know of the whole (read on demand).
+    projection_schema: &'a Value,
 }
 
 impl<'a> Walk<'a> {
@@ -492,6 +497,8 @@ impl<'a> Walk<'a> {
             markers: BTreeMap::new(),
             renamed: BTreeMap::new(),
             fitted: Vec::new(),
+            merges: merge::Merges::default(),
+            projection_schema: &projection.schema,
             dropped_maps: if steps(profile).contains(&Step::EncodeDroppedMaps) {
                 maps_losing_their_values(&projection.schema)
             } else {
@@ -788,6 +795,9 @@ impl Walk<'_> {
         if self.has(Step::TupleItems) {
             self.tuple_items(&mut m, from, out, !union_beside);
         }
+        if self.has(Step::MergeAllOf) {
+            self.merge_all_of(&mut m, from, out);
+        }
         if (self.has(Step::EncodeMaps)
             || (position == Position::Value && self.dropped_maps.contains(from)))
             && let Some(entries) = self.map_entries(&m, from, out, position)
@@ -930,7 +940,10 @@ impl Walk<'_> {
                             ("properties", Some(names)) => names.get(&name).unwrap_or(&name),
                             _ => &name,
                         };
-                        let child_from = pointer::push(&from_k, source);
+                        let child_from = match self.merges.source(&key, out, source) {
+                            Some(in_part) => in_part.to_owned(),
+                            None => pointer::push(&from_k, source),
+                        };
                         let child_out = pointer::push(&out_k, &name);
                         if conjoined {
                             self.conjoined.insert(child_out.clone());

@@ -1023,7 +1023,7 @@ impl Walk<'_> {
 }
 
 /// `key: value` as the first entry of `m`.
-fn insert_front(m: &mut Map<String, Value>, key: &str, value: Value) {
+pub(super) fn insert_front(m: &mut Map<String, Value>, key: &str, value: Value) {
     let rest = std::mem::take(m);
     m.insert(key.to_owned(), value);
     for (k, v) in rest {

@@ -887,7 +887,7 @@ fn counted_chars(value: &Value) -> usize {
 }
 
 /// Every local `$ref` target, as a pointer.
-fn ref_targets(schema: &Value) -> BTreeSet<String> {
+pub(super) fn ref_targets(schema: &Value) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     collect_targets(schema, &mut out, 0);
     out
