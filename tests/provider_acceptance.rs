@@ -20,7 +20,7 @@ use schemalens::projection::Mode;
 use schemalens::projection::Tailored;
 use schemalens::schema::Draft;
 use schemalens::{Options, tailor_tool};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 // ---------------------------------------------------------------------------------------------
 // The checker on known verdicts.
@@ -273,6 +273,46 @@ fn a_value_nested_past_the_depth_limit_is_sent_as_json_text() {
             ),
         ],
     );
+}
+
+/// OpenAI's Response model nests past the limit on some hundred paths (an output item's tools
+/// hold tools). Tailoring carried one path per lint pass and stopped after 64, so the tool
+/// was still refused; now every path over the limit is cut in one pass. Here 80 properties
+/// each nest 12 levels of objects: each is carried at the deepest level within the limit.
+#[test]
+fn every_path_nested_past_the_depth_limit_is_carried() {
+    const WIDTH: usize = 80;
+    let mut leaf =
+        json!({"type": "object", "properties": {"v": {"type": "integer"}}, "required": ["v"]});
+    for _ in 0..11 {
+        leaf = json!({"type": "object", "properties": {"next": leaf}, "required": ["next"]});
+    }
+    let properties: Map<String, Value> = (0..WIDTH)
+        .map(|i| (format!("p{i}"), leaf.clone()))
+        .collect();
+    let names: Vec<String> = properties.keys().cloned().collect();
+    let schema = json!({"type": "object", "properties": properties, "required": names});
+    let tool = wide_tool(&schema);
+    assert!(
+        !check(Provider::OpenAiStrict, Some("wide"), &schema).is_empty(),
+        "the checker refuses the original"
+    );
+    let (t, _) = fits(&tool, Provider::OpenAiStrict, Profile::OpenAiStrict);
+    let carried = t
+        .projection
+        .trace
+        .iter()
+        .filter(|e| e.rule.id() == "tailor-json-text")
+        .count();
+    assert_eq!(carried, WIDTH);
+    let mut deep = json!({"v": 1});
+    for _ in 0..11 {
+        deep = json!({"next": deep});
+    }
+    let payload: Map<String, Value> = (0..WIDTH)
+        .map(|i| (format!("p{i}"), deep.clone()))
+        .collect();
+    sent_and_back(&tool, &t, &[Value::Object(payload)]);
 }
 
 /// A bare schema as a tool named `wide`.

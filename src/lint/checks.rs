@@ -691,85 +691,200 @@ fn ref_sites(cx: &SchemaCx<'_>) -> Vec<RefSite> {
 /// is recursive: recursion is allowed, so it cannot count). Returns (levels, the node, reached
 /// through a `$ref`).
 fn deepest(cx: &SchemaCx<'_>) -> (usize, usize, bool) {
-    let n = cx.nodes.len();
-    // Children as one flat list (`first[i]..first[i + 1]`): a projection can have a million
-    // nodes, and a list each would be a million allocations.
-    let mut first = vec![0usize; n + 1];
-    for node in &cx.nodes {
-        if let Some(p) = node.parent {
-            first[p + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        first[i + 1] += first[i];
-    }
-    let mut filled = first.clone();
-    let mut kids = vec![0usize; n.saturating_sub(1)];
-    for (i, node) in cx.nodes.iter().enumerate() {
-        if let Some(p) = node.parent {
-            kids[filled[p]] = i;
-            filled[p] += 1;
-        }
-    }
-    let children = |i: usize| &kids[first[i]..first[i + 1]];
-    let mut follows: Vec<Option<usize>> = vec![None; n];
-    for r in ref_sites(cx).into_iter().filter(|r| !r.recursive) {
-        follows[r.site] = cx.find(&r.target);
-    }
-    // Heights by an explicit post-order walk: inputs can nest as deep as the parser allows,
-    // and `$ref` chains deeper still. Without recursive refs the graph has no cycle; `open`
-    // guards against one anyway (a `$ref` into its own ancestor that the SCC pass missed).
-    let mut height: Vec<Option<(usize, usize, bool)>> = vec![None; n];
-    let mut open = vec![false; n];
-    let mut stack = vec![(0usize, false)];
-    while let Some((i, expanded)) = stack.pop() {
-        if n == 0 || height[i].is_some() {
-            continue;
-        }
-        if !expanded {
-            open[i] = true;
-            stack.push((i, true));
-            let next = children(i).iter().copied().chain(follows[i]);
-            stack.extend(
-                next.filter(|c| height[*c].is_none() && !open[*c])
-                    .map(|c| (c, false)),
-            );
-            continue;
-        }
-        let mut best = (0, i, false);
-        for &c in children(i) {
-            if let Some((h, at, via)) = height[c]
-                && h + 1 > best.0
-            {
-                best = (h + 1, at, via);
-            }
-        }
-        if let Some(t) = follows[i]
-            && let Some((h, at, _)) = height[t]
-            && h > best.0
-        {
-            best = (h, at, true);
-        }
-        open[i] = false;
-        height[i] = Some(best);
-    }
-    height.first().copied().flatten().unwrap_or((0, 0, false))
+    Heights::of(cx).at(0)
 }
 
-/// The deepest place `limit-depth` counts, for tailoring: (levels, the subschemas from the root
-/// down to it as (pointer, the keyword holding it), reached through a `$ref`). Through a `$ref`
-/// the list is the place's own ancestors, not the path that reaches it.
-pub(crate) fn deepest_path(schema: &Value) -> (usize, Vec<(String, Option<&'static str>)>, bool) {
-    let cx = SchemaCx::new(schema);
-    let (levels, at, through_ref) = deepest(&cx);
-    let mut path = Vec::new();
-    let mut here = (at < cx.nodes.len()).then_some(at);
-    while let Some(i) = here {
-        path.push((cx.pointer(i).to_owned(), cx.nodes[i].via));
-        here = cx.nodes[i].parent;
+/// Each node's height as `limit-depth` counts it (see [`deepest`]), with the tree it was
+/// counted on.
+struct Heights {
+    /// Children as one flat list (`first[i]..first[i + 1]` in `kids`): a projection can have a
+    /// million nodes, and a list each would be a million allocations.
+    first: Vec<usize>,
+    kids: Vec<usize>,
+    /// The node a (non-recursive) `$ref` at each node is read as.
+    follows: Vec<Option<usize>>,
+    /// (levels below the node, the deepest node, reached through a `$ref`).
+    height: Vec<Option<(usize, usize, bool)>>,
+}
+
+impl Heights {
+    fn of(cx: &SchemaCx<'_>) -> Heights {
+        let n = cx.nodes.len();
+        let mut first = vec![0usize; n + 1];
+        for node in &cx.nodes {
+            if let Some(p) = node.parent {
+                first[p + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            first[i + 1] += first[i];
+        }
+        let mut filled = first.clone();
+        let mut kids = vec![0usize; n.saturating_sub(1)];
+        for (i, node) in cx.nodes.iter().enumerate() {
+            if let Some(p) = node.parent {
+                kids[filled[p]] = i;
+                filled[p] += 1;
+            }
+        }
+        let mut follows: Vec<Option<usize>> = vec![None; n];
+        for r in ref_sites(cx).into_iter().filter(|r| !r.recursive) {
+            follows[r.site] = cx.find(&r.target);
+        }
+        let mut heights = Heights {
+            first,
+            kids,
+            follows,
+            height: vec![None; n],
+        };
+        heights.count(n);
+        heights
     }
-    path.reverse();
-    (levels, path, through_ref)
+
+    fn children(&self, i: usize) -> &[usize] {
+        &self.kids[self.first[i]..self.first[i + 1]]
+    }
+
+    /// Heights by an explicit post-order walk: inputs can nest as deep as the parser allows,
+    /// and `$ref` chains deeper still. Without recursive refs the graph has no cycle; `open`
+    /// guards against one anyway (a `$ref` into its own ancestor that the SCC pass missed).
+    fn count(&mut self, n: usize) {
+        let mut open = vec![false; n];
+        let mut stack = vec![(0usize, false)];
+        while let Some((i, expanded)) = stack.pop() {
+            if n == 0 || self.height[i].is_some() {
+                continue;
+            }
+            if !expanded {
+                open[i] = true;
+                stack.push((i, true));
+                let next = self.children(i).iter().copied().chain(self.follows[i]);
+                stack.extend(
+                    next.filter(|c| self.height[*c].is_none() && !open[*c])
+                        .map(|c| (c, false)),
+                );
+                continue;
+            }
+            let mut best = (0, i, false);
+            for &c in self.children(i) {
+                if let Some((h, at, via)) = self.height[c]
+                    && h + 1 > best.0
+                {
+                    best = (h + 1, at, via);
+                }
+            }
+            if let Some(t) = self.follows[i]
+                && let Some((h, at, _)) = self.height[t]
+                && h > best.0
+            {
+                best = (h, at, true);
+            }
+            open[i] = false;
+            self.height[i] = Some(best);
+        }
+    }
+
+    fn at(&self, i: usize) -> (usize, usize, bool) {
+        self.height
+            .get(i)
+            .copied()
+            .flatten()
+            .unwrap_or((0, 0, false))
+    }
+
+    /// The levels a `$ref` at `i` adds where it is read, when it has one.
+    fn through_own_ref(&self, i: usize) -> Option<usize> {
+        self.follows[i].map(|t| self.at(t).0)
+    }
+}
+
+/// The subschemas on paths `limit-depth` counts as longer than `limit`, down to level `limit`
+/// (deeper ones cannot be cut within the limit), for tailoring to cut every such path at once.
+pub(crate) struct OverDepth {
+    /// The deepest path's levels.
+    pub levels: usize,
+    /// The deepest path is reached through a `$ref`.
+    pub through_ref: bool,
+    /// The root first, each node after its parent.
+    pub nodes: Vec<OverNode>,
+}
+
+pub(crate) struct OverNode {
+    pub pointer: String,
+    /// The keyword holding the node in its parent; `None` for the root.
+    pub via: Option<&'static str>,
+    /// The parent's index in [`OverDepth::nodes`].
+    pub parent: Option<usize>,
+    pub level: usize,
+    /// The levels of the deepest path through this node.
+    pub levels: usize,
+    /// The children (indices in [`OverDepth::nodes`]) on paths over the limit.
+    pub children: Vec<usize>,
+    /// A `$ref` held by this node reads a target that makes a path over the limit: cutting
+    /// below the node cannot shorten it.
+    pub over_by_ref: bool,
+}
+
+impl OverDepth {
+    /// The subschemas from the root down to node `i`: each one's pointer and the keyword
+    /// holding it.
+    pub fn path(&self, i: usize) -> Vec<(String, Option<&'static str>)> {
+        let mut path = Vec::new();
+        let mut here = Some(i);
+        while let Some(j) = here {
+            path.push((self.nodes[j].pointer.clone(), self.nodes[j].via));
+            here = self.nodes[j].parent;
+        }
+        path.reverse();
+        path
+    }
+}
+
+/// See [`OverDepth`]. Empty when no path is over the limit.
+pub(crate) fn over_depth(schema: &Value, limit: usize) -> OverDepth {
+    let cx = SchemaCx::new(schema);
+    let heights = Heights::of(&cx);
+    let (levels, _, through_ref) = heights.at(0);
+    let mut nodes: Vec<OverNode> = Vec::new();
+    if levels <= limit || cx.nodes.is_empty() {
+        return OverDepth {
+            levels,
+            through_ref,
+            nodes,
+        };
+    }
+    // (node in `cx`, its parent in `nodes`, its level), parents before children.
+    let mut stack = vec![(0usize, None::<usize>, 0usize)];
+    while let Some((i, parent, level)) = stack.pop() {
+        let index = nodes.len();
+        nodes.push(OverNode {
+            pointer: cx.pointer(i).to_owned(),
+            via: cx.nodes[i].via,
+            parent,
+            level,
+            levels: level + heights.at(i).0,
+            children: Vec::new(),
+            over_by_ref: heights
+                .through_own_ref(i)
+                .is_some_and(|h| level + h > limit),
+        });
+        if let Some(p) = parent {
+            nodes[p].children.push(index);
+        }
+        if level == limit {
+            continue;
+        }
+        let over_children = heights
+            .children(i)
+            .iter()
+            .filter(|&&c| level + 1 + heights.at(c).0 > limit);
+        stack.extend(over_children.rev().map(|&c| (c, Some(index), level + 1)));
+    }
+    OverDepth {
+        levels,
+        through_ref,
+        nodes,
+    }
 }
 
 /// URI fragments may percent-encode pointer characters (`%24defs`).

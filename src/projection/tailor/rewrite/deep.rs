@@ -13,16 +13,16 @@ use serde_json::{Map, Value, json};
 
 use super::encode::JSON_TEXT_NOTE;
 use super::{ANNOTATIONS, Walk, nearest_originals};
-use crate::lint::{Check, Limit, Profile};
+use crate::lint::{Check, Limit, OverDepth, Profile};
 use crate::pointer;
 use crate::projection::Projection;
 use crate::projection::tailor::{Adapter, TailorOptions, Tailoring};
 use crate::projection::{Detail, Rule, TraceEntry};
 use crate::schema::keywords::{self, Slot};
 
-/// Past this many carried subtrees the rest is left to the `limit-depth` report: each one needs
-/// a lint pass over the whole schema.
-const MAX_CARRIED: usize = 64;
+/// Past this many passes the rest is left to the `limit-depth` report. One pass cuts every
+/// path over the limit, so a second only runs where a cut itself added a level.
+const MAX_PASSES: usize = 4;
 
 /// Keywords that make other schemas judge the same value as a node's own: a property under such
 /// an object is not judged by its own schema alone, and its text would fail the others.
@@ -47,24 +47,33 @@ impl Walk<'_> {
         })
     }
 
-    /// Carries the subtrees nested past the limit as JSON text, deepest path first, until none
-    /// is (or no value on a path can carry it: a `$ref` reaches the place, or every node within
-    /// the limit is an alternative or shares its value with other schemas — then the limit step
-    /// reports it).
+    /// Carries the subtrees nested past the limit as JSON text: on every path over the limit,
+    /// the deepest value that brings it within the limit, deepest paths first. A path no value
+    /// can cut (every node within the limit is an alternative or shares its value with other
+    /// schemas) is left to the limit step, which reports it.
     pub(in crate::projection::tailor) fn carry_deep(&mut self, schema: &mut Value) {
         let Some(limit) = self.depth_limit() else {
             return;
         };
-        for _ in 0..MAX_CARRIED {
-            let (levels, path, through_ref) = crate::lint::deepest_path(schema);
-            if levels <= limit || through_ref {
+        for _ in 0..MAX_PASSES {
+            let over = crate::lint::over_depth(schema, limit);
+            // What a `$ref` reaches is read at each place it is used: text at one place
+            // would not shorten the others, so such a path is left to the report.
+            if over.levels <= limit || over.through_ref {
                 return;
             }
-            let Some(level) = carry_level(schema, &path, limit) else {
+            let mut cuts = Vec::new();
+            // A path that cannot be cut does not stop the others from being cut: the report
+            // then names one path, not every one.
+            cut_below(schema, &over, 0, &mut cuts);
+            if cuts.is_empty() {
                 return;
-            };
-            let at = path[level].0.clone();
-            self.carry_as_text(schema, &at, levels, limit, level);
+            }
+            cuts.sort_by_key(|&i| std::cmp::Reverse(over.nodes[i].levels));
+            for i in cuts {
+                let node = &over.nodes[i];
+                self.carry_as_text(schema, &node.pointer, node.levels, limit, node.level);
+            }
         }
     }
 
@@ -220,17 +229,46 @@ pub(in crate::projection::tailor) fn carried_by(
         .collect()
 }
 
-/// The deepest level on `path` (root = 0) whose node, sent as text, brings the path within
-/// `limit`.
-fn carry_level(
-    schema: &Value,
-    path: &[(String, Option<&'static str>)],
-    limit: usize,
-) -> Option<usize> {
-    let top = limit.min(path.len().checked_sub(1)?);
-    (1..=top)
-        .rev()
-        .find(|&level| carriable(schema, path, level))
+/// How the paths through a node over the depth limit can be cut.
+#[derive(Clone, Copy, PartialEq)]
+enum Cut {
+    /// Every one, by the nodes collected.
+    Done,
+    /// Not every one, but carrying the node itself would.
+    Failed,
+    /// One goes through a `$ref`: no carrying above it shortens what the `$ref` reaches.
+    ThroughRef,
+}
+
+/// Collects in `cuts` the nodes below `i` (or `i` itself) whose JSON text brings every path
+/// through `i` within the limit, the deepest first (the nodes that can be cut are collected
+/// even where some path cannot).
+fn cut_below(schema: &Value, over: &OverDepth, i: usize, cuts: &mut Vec<usize>) -> Cut {
+    let node = &over.nodes[i];
+    if node.over_by_ref {
+        return Cut::ThroughRef;
+    }
+    let start = cuts.len();
+    // A node with no listed children sits at the limit: what is over is below it.
+    let mut below = if node.children.is_empty() {
+        Cut::Failed
+    } else {
+        Cut::Done
+    };
+    for &c in &node.children {
+        match cut_below(schema, over, c, cuts) {
+            Cut::Done => {}
+            Cut::Failed if below == Cut::Done => below = Cut::Failed,
+            Cut::Failed => {}
+            Cut::ThroughRef => below = Cut::ThroughRef,
+        }
+    }
+    if below == Cut::Failed && node.level > 0 && carriable(schema, &over.path(i), node.level) {
+        cuts.truncate(start);
+        cuts.push(i);
+        return Cut::Done;
+    }
+    below
 }
 
 /// The node at `level` on `path` is a value's own schema (a property, one `items` schema, a
@@ -246,7 +284,7 @@ fn carriable(schema: &Value, path: &[(String, Option<&'static str>)], level: usi
     value_position && judged_alone(schema, &path[..level])
 }
 
-/// The subschemas from the root down to `at`, as [`crate::lint::deepest_path`] lists them
+/// The subschemas from the root down to `at`, as [`crate::lint::OverDepth::path`] lists them
 /// (each one's pointer and the keyword holding it); `None` when `at` is not a subschema.
 fn path_to(schema: &Value, at: &str) -> Option<Vec<(String, Option<&'static str>)>> {
     let tokens: Vec<&str> = at.split('/').skip(1).collect();
