@@ -667,6 +667,77 @@ fn a_property_carried_for_another_limit_takes_its_enums_along() {
     );
 }
 
+/// OpenAI strict's 120,000 characters: 108 parameters with 1,000-character names (which no move
+/// can shorten), `big` (30 properties with 1,000-character names), `e` (200 values of 60
+/// characters) and `action` (a five-value tag). Only characters are over, so the greedy fit
+/// drops `e`'s and `action`'s enums first, then carries `big` as JSON text, which alone was
+/// enough for `action`: the restore pass gives `action` its values back, and keeps `e`'s out
+/// (108,060 characters with it back; 120,060 with `e` too). Without the pass both stay dropped.
+#[test]
+fn an_enum_a_later_carrier_made_needless_is_given_back() {
+    let long = |p: &str, i: usize| format!("{p}{i:0>999}");
+    let mut properties: serde_json::Map<String, Value> = (0..108)
+        .map(|i| (long("p", i)[..1000].to_owned(), json!({"type": "string"})))
+        .collect();
+    let big: serde_json::Map<String, Value> = (0..30)
+        .map(|i| (long("b", i)[..1000].to_owned(), json!({"type": "integer"})))
+        .collect();
+    properties.insert("big".into(), json!({"type": "object", "properties": big}));
+    let e: Vec<Value> = (0..200).map(|i| json!(format!("{i:0>60}"))).collect();
+    properties.insert("e".into(), json!({"type": "string", "enum": e}));
+    let action = ["opened", "edited", "closed", "deleted", "pinned"];
+    properties.insert(
+        "action".into(),
+        json!({"type": "string", "description": "What happened.", "enum": action}),
+    );
+    let required: Vec<&String> = properties.keys().collect();
+    let schema = json!({"type": "object", "properties": properties, "required": required});
+    let tool = wide_tool(&schema);
+    let t = openai_fits(&tool);
+    let sent = &t.projection.schema["properties"];
+    assert_eq!(sent["big"]["type"], json!("string"), "big is carried");
+    assert_eq!(
+        sent["action"],
+        json!({"type": "string", "description": "What happened.", "enum": action}),
+        "action is given back as it was"
+    );
+    assert!(
+        sent["e"].get("enum").is_none(),
+        "e stays dropped: {}",
+        sent["e"]
+    );
+    let dropped: Vec<&str> = t
+        .projection
+        .trace
+        .iter()
+        .filter(|e| {
+            e.message()
+                .contains("is dropped and the value keeps its type")
+        })
+        .map(|e| e.at.as_str())
+        .collect();
+    assert_eq!(dropped, ["/properties/e"], "one drop traced");
+    let mut payload = serde_json::Map::new();
+    for name in schema["properties"].as_object().expect("properties").keys() {
+        payload.insert(name.clone(), json!("x"));
+    }
+    payload.insert("big".into(), json!({}));
+    payload.insert("e".into(), json!(format!("{:0>60}", 7)));
+    payload.insert("action".into(), json!("pinned"));
+    sent_and_back(&tool, &t, &[Value::Object(payload.clone())]);
+    // The sound form follows the lossy form's plan: the same enum dropped, `action` kept.
+    use schemalens::projection::tailor::{TailorOptions, tailor_with};
+    let projection = schemalens::project_tool(&tool, &Options::flat()).expect("projected");
+    let sound = tailor_with(
+        projection,
+        Profile::OpenAiStrict,
+        TailorOptions { lossy: false },
+    );
+    let sound = &sound.projection.schema["properties"];
+    assert_eq!(sound["action"]["enum"], json!(action));
+    assert!(sound["e"].get("enum").is_none(), "{}", sound["e"]);
+}
+
 /// Six objects of 900 properties where OpenAI strict allows 5,000 properties: one object is sent
 /// as JSON text (4,506 left).
 #[test]

@@ -151,6 +151,33 @@ struct Fitting {
     before: Option<Vec<LimitCount>>,
     bundles: BTreeMap<String, Bundle>,
     carriers: BTreeSet<String>,
+    /// The enums dropped, as they were (see [`Walk::restore_enums`]).
+    dropped: Vec<DroppedEnum>,
+    /// The properties sent as JSON text: an enum inside one is gone with it.
+    texts: BTreeSet<String>,
+}
+
+/// An `enum` taken out of the schema at `at`, with what putting it back needs: where it was
+/// among the schema's keys, and what the drop added or changed beside it.
+#[derive(Debug)]
+struct DroppedEnum {
+    at: String,
+    index: usize,
+    values: Vec<Value>,
+    type_added: bool,
+    description: Option<Value>,
+}
+
+impl DroppedEnum {
+    /// Fewest values, then fewest characters, first: the limits count values and characters,
+    /// so these give the most lists back within what is left; a union's tag (`action`: a
+    /// handful of names that say which form the value takes) is one of them.
+    fn cost(&self) -> (usize, usize) {
+        (
+            self.values.len(),
+            self.values.iter().map(counted_chars).sum(),
+        )
+    }
 }
 
 /// How a property is taken out of the counts.
@@ -290,7 +317,65 @@ impl Walk<'_> {
             });
             self.make_move(schema, &mut fitting, &c.object, &c.name, how, limits);
         }
+        let fits = |schema: &Value, carriers: &BTreeSet<String>| {
+            let targets = ref_targets(schema);
+            let scan = Scan {
+                targets: &targets,
+                carriers,
+                bundling,
+                large_enum,
+            };
+            let mut candidates = Vec::new();
+            let total = scan.node(schema, "", true, 0, &mut candidates);
+            bounds.iter().all(|b| total.get(b.measure) <= b.max)
+                && !candidates.iter().any(|c| c.large)
+        };
+        self.restore_enums(schema, &mut fitting, fits);
         self.close_bundles(schema, fitting);
+    }
+
+    /// Gives back the enums a later move made needless. The greedy fit never undoes a move: an
+    /// enum dropped while enum values or characters were over stays dropped after a property
+    /// carried as JSON text (for what the enums alone could not fix) took far more off the
+    /// counts (GitHub's `issues` webhook lost its `action` tag that way). Each dropped enum is
+    /// put back, cheapest first ([`DroppedEnum::cost`]), and kept when the tool still `fits`
+    /// every limit; otherwise dropped again. A kept one leaves the plan, so the sound form
+    /// (which follows the plan) keeps it too, and its trace entry goes.
+    fn restore_enums(
+        &mut self,
+        schema: &mut Value,
+        fitting: &mut Fitting,
+        fits: impl Fn(&Value, &BTreeSet<String>) -> bool,
+    ) {
+        let mut dropped = std::mem::take(&mut fitting.dropped);
+        dropped.sort_by_key(DroppedEnum::cost);
+        for d in dropped {
+            let carried = fitting.texts.iter().any(|t| pointer::is_within(&d.at, t));
+            let Some(Value::Object(node)) = schema.pointer_mut(&d.at).filter(|_| !carried) else {
+                continue;
+            };
+            put_back(node, &d);
+            fitting.carriers.remove(&d.at);
+            if !fits(schema, &fitting.carriers) {
+                if let Some(Value::Object(node)) = schema.pointer_mut(&d.at) {
+                    take_enum(node);
+                }
+                fitting.carriers.insert(d.at.clone());
+                fitting.dropped.push(d);
+                continue;
+            }
+            self.fitted
+                .retain(|p| !(p.how == Move::DropEnum && p.object_out == d.at));
+            if let Some(i) = self.trace.iter().position(|e| {
+                e.at == d.at
+                    && matches!(
+                        e.detail,
+                        Detail::Tailored(Tailoring::LimitEnumDropped { .. })
+                    )
+            }) {
+                self.trace.remove(i);
+            }
+        }
     }
 
     /// Makes the moves another tailoring of the same projection chose (see [`Planned`]).
@@ -321,7 +406,9 @@ impl Walk<'_> {
         limits: Vec<LimitCount>,
     ) {
         if how == Move::DropEnum {
-            self.drop_enum(schema, object, limits);
+            fitting
+                .dropped
+                .extend(self.drop_enum(schema, object, limits));
             fitting.carriers.insert(object.to_owned());
             return;
         }
@@ -336,6 +423,7 @@ impl Walk<'_> {
                     limits,
                 };
                 self.carry_value_as_text(schema, &at, LIMIT_NOTE, detail);
+                fitting.texts.insert(at.clone());
                 fitting.carriers.insert(at);
             }
             Move::Bundle => {
@@ -355,32 +443,29 @@ impl Walk<'_> {
 
     /// Drops the `enum` of the schema at `at`, which keeps its `type` (or gets its values'
     /// kinds as one), with a note for the model and a trace entry.
-    fn drop_enum(&mut self, schema: &mut Value, at: &str, limits: Vec<LimitCount>) {
+    fn drop_enum(
+        &mut self,
+        schema: &mut Value,
+        at: &str,
+        limits: Vec<LimitCount>,
+    ) -> Option<DroppedEnum> {
         let Some(Value::Object(node)) = schema.pointer_mut(at) else {
-            return;
+            return None;
         };
-        let Some(Value::Array(values)) = node.shift_remove("enum") else {
-            return;
-        };
-        if !node.contains_key("type") {
-            node.insert("type".into(), kinds_of(&values));
-        }
-        let note = match node.get("description").and_then(Value::as_str) {
-            Some(d) if !d.trim().is_empty() => format!("{} {ENUM_NOTE}", d.trim_end()),
-            _ => ENUM_NOTE.to_owned(),
-        };
-        node.insert("description".into(), json!(note));
+        let mut dropped = take_enum(node)?;
+        dropped.at = at.to_owned();
         self.trace.push(TraceEntry {
             rule: Rule::TailorDropKeyword,
             at: at.to_owned(),
             from: nearest_originals(&self.links, at),
             detail: Detail::Tailored(Tailoring::LimitEnumDropped {
                 profile: self.profile,
-                values: values.len(),
-                chars: values.iter().map(counted_chars).sum(),
+                values: dropped.values.len(),
+                chars: dropped.values.iter().map(counted_chars).sum(),
                 limits,
             }),
         });
+        Some(dropped)
     }
 
     fn close_bundles(&mut self, schema: &mut Value, fitting: Fitting) {
@@ -634,6 +719,48 @@ fn over_limits(
         });
     }
     limits
+}
+
+/// Takes the `enum` out of `node`: the schema keeps its `type` (or gets its values' kinds as
+/// one), and its description says the list is left out. `at` is left for the caller.
+fn take_enum(node: &mut Map<String, Value>) -> Option<DroppedEnum> {
+    let index = node.keys().position(|k| k == "enum")?;
+    let Some(Value::Array(values)) = node.shift_remove("enum") else {
+        return None;
+    };
+    let type_added = !node.contains_key("type");
+    if type_added {
+        node.insert("type".into(), kinds_of(&values));
+    }
+    let description = node.get("description").cloned();
+    let note = match description.as_ref().and_then(Value::as_str) {
+        Some(d) if !d.trim().is_empty() => format!("{} {ENUM_NOTE}", d.trim_end()),
+        _ => ENUM_NOTE.to_owned(),
+    };
+    node.insert("description".into(), json!(note));
+    Some(DroppedEnum {
+        at: String::new(),
+        index,
+        values,
+        type_added,
+        description,
+    })
+}
+
+/// Undoes [`take_enum`]: the node's keys as they were, in their order.
+fn put_back(node: &mut Map<String, Value>, d: &DroppedEnum) {
+    match &d.description {
+        Some(text) => {
+            node.insert("description".into(), text.clone());
+        }
+        None => {
+            node.shift_remove("description");
+        }
+    }
+    if d.type_added {
+        node.shift_remove("type");
+    }
+    node.shift_insert(d.index, "enum".into(), Value::Array(d.values.clone()));
 }
 
 /// The JSON Schema type of enum values: one name, or the list of their kinds (integers are
