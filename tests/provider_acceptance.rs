@@ -225,10 +225,7 @@ fn a_value_nested_past_the_depth_limit_is_sent_as_json_text() {
     for _ in 0..9 {
         schema = json!({"type": "object", "properties": {"next": schema}, "required": ["next"]});
     }
-    let tool = manifest::load_str(&schema.to_string(), "deep.json", None)
-        .expect("a bare schema")
-        .tools
-        .remove(0);
+    let tool = bare_tool(&schema, "deep");
     let t = tailor_tool(&tool, &Options::flat(), Profile::OpenAiStrict).expect("tailored");
     assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
     let sent = check(Provider::OpenAiStrict, Some("deep"), &t.projection.schema);
@@ -317,7 +314,12 @@ fn every_path_nested_past_the_depth_limit_is_carried() {
 
 /// A bare schema as a tool named `wide`.
 fn wide_tool(schema: &Value) -> Tool {
-    manifest::load_str(&schema.to_string(), "wide.json", None)
+    bare_tool(schema, "wide")
+}
+
+/// A bare schema as a tool named `name` (its file's stem).
+fn bare_tool(schema: &Value, name: &str) -> Tool {
+    manifest::load_str(&schema.to_string(), &format!("{name}.json"), None)
         .expect("a bare schema")
         .tools
         .remove(0)
@@ -815,10 +817,7 @@ fn an_optional_nullable_map_carried_as_json_text_still_takes_null_for_absent() {
         "properties": {"run": {"anyOf": [variant("a"), variant("b")]}},
         "required": ["run"]
     });
-    let tool = manifest::load_str(&schema.to_string(), "review.json", None)
-        .expect("a bare schema")
-        .tools
-        .remove(0);
+    let tool = bare_tool(&schema, "review");
     for provider in Provider::ALL {
         let t = tailor_tool(&tool, &Options::inline(), profile(provider)).expect("tailored");
         let refused = check(provider, Some("review"), &t.projection.schema);
@@ -848,10 +847,7 @@ fn a_type_list_beside_typed_alternatives_leaves_them_free_to_be_carried() {
         },
         "required": ["payload"]
     });
-    let tool = manifest::load_str(&schema.to_string(), "deployment.json", None)
-        .expect("a bare schema")
-        .tools
-        .remove(0);
+    let tool = bare_tool(&schema, "deployment");
     for provider in Provider::ALL {
         let t = tailor_tool(&tool, &Options::flat(), profile(provider)).expect("tailored");
         assert!(t.unresolved.is_empty(), "{provider}: {:?}", t.unresolved);
@@ -894,10 +890,7 @@ fn a_type_list_beside_a_union_goes_into_its_alternatives() {
         },
         "required": ["default_value", "v"]
     });
-    let tool = manifest::load_str(&schema.to_string(), "custom_property.json", None)
-        .expect("a bare schema")
-        .tools
-        .remove(0);
+    let tool = bare_tool(&schema, "custom_property");
     for provider in Provider::ALL {
         for options in [Options::flat(), Options::inline()] {
             let t = tailor_tool(&tool, &options, profile(provider)).expect("tailored");
@@ -980,10 +973,7 @@ fn an_all_of_of_plain_objects_is_one_object() {
         }},
         "required": ["conditions"]
     });
-    let tool = manifest::load_str(&schema.to_string(), "org_ruleset.json", None)
-        .expect("a bare schema")
-        .tools
-        .remove(0);
+    let tool = bare_tool(&schema, "org_ruleset");
     for provider in Provider::ALL {
         let t = tailor_tool(&tool, &Options::inline(), profile(provider)).expect("tailored");
         assert!(t.unresolved.is_empty(), "{provider}: {:?}", t.unresolved);
@@ -1052,10 +1042,7 @@ fn an_all_of_whose_parts_declare_one_name_differently_is_left_and_reported() {
         ]}},
         "required": ["c"]
     });
-    let tool = manifest::load_str(&schema.to_string(), "clash.json", None)
-        .expect("a bare schema")
-        .tools
-        .remove(0);
+    let tool = bare_tool(&schema, "clash");
     let options = Options::inline();
     let projection = schemalens::project_tool(&tool, &options).expect("projected");
     for provider in Provider::ALL {
@@ -1662,10 +1649,7 @@ fn lint_and_checker_agree_on_schema_comment_and_id_keywords() {
     ];
     let mut disagreements = Vec::new();
     for schema in &schemas {
-        let tool = manifest::load_str(&schema.to_string(), "schema.json", None)
-            .expect("a bare schema")
-            .tools
-            .remove(0);
+        let tool = bare_tool(schema, "schema");
         for provider in Provider::ALL {
             let tailored = tailor_tool(&tool, &Options::flat(), profile(provider))
                 .expect("tailored")

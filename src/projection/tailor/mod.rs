@@ -983,11 +983,7 @@ impl Tailoring {
                 alternatives,
             } => format!(
                 "{profile}: `type: {ty}` copied into the alternative(s) {} of the `anyOf`, which had none: the parent's type applies to the same value, so this says the same thing in the form the provider wants (a type on every subschema).",
-                alternatives
-                    .iter()
-                    .map(|i| format!("#{i}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                numbered(alternatives)
             ),
             Tailoring::TypeNarrowed {
                 profile,
@@ -995,11 +991,7 @@ impl Tailoring {
                 alternatives,
             } => format!(
                 "{profile}: the alternative(s) {} of the `anyOf` narrowed to the types they share with the parent's `type: {ty}`: the parent's type applies to the same value, so this says the same thing (the same values), and the parent's type is then implied by the union.",
-                alternatives
-                    .iter()
-                    .map(|i| format!("#{i}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                numbered(alternatives)
             ),
             Tailoring::TypeImplied { profile, ty } => format!(
                 "{profile}: `type: {ty}` dropped beside the `anyOf`: every alternative names its own type within it, so it said nothing the union does not (the same values). The alternatives are now the value's own forms, each tailored as one."
@@ -1140,4 +1132,13 @@ impl Tailoring {
             ),
         }
     }
+}
+
+/// Alternatives' indices as the messages show them: `#0, #2`.
+fn numbered(alternatives: &[usize]) -> String {
+    alternatives
+        .iter()
+        .map(|i| format!("#{i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
