@@ -739,3 +739,31 @@ fn many_tools_are_written_back_in_place_whatever_the_threads() {
         );
     }
 }
+
+/// A keyword value of the wrong shape is not carried through renamed (`"oneOf": 5` used to come
+/// out as `"anyOf": 5` with exit 0): the tool is refused with the pointer of the bad value, as
+/// any tool that cannot be projected is.
+#[test]
+fn a_malformed_keyword_is_refused_with_its_pointer() {
+    let manifest = json!({"tools": [
+        {"name": "broken", "inputSchema": {"type": "object", "properties": {
+            "pet": {"oneOf": 5},
+            "tags": {"type": "array", "items": {"type": "string"}}
+        }}},
+        {"name": "fine", "inputSchema": {"type": "object", "properties": {
+            "q": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+        }}}
+    ]});
+    let run = run_with(&["project", "-"], Some(&manifest.to_string()));
+    run.expect_code(2, "malformed keyword");
+    let line = run.error_line();
+    assert!(
+        line.contains("tool \"broken\", at /tools/0/inputSchema/properties/pet/oneOf"),
+        "names the tool and the manifest pointer: {line}"
+    );
+    assert!(
+        line.contains("`oneOf` must be a non-empty array of schemas"),
+        "says what was expected: {line}"
+    );
+    assert!(!run.stdout.contains("\"anyOf\": 5"), "{}", run.stdout);
+}

@@ -59,6 +59,10 @@ pub enum ProjectionError {
     /// this projection.
     #[error("projection cancelled at #{at}")]
     Cancelled { at: String },
+    /// A keyword's value has the wrong shape (`"oneOf": 5`): nothing can be said of what the
+    /// schema accepts, and the walk would carry the value through unread.
+    #[error("not a valid JSON Schema: {message}")]
+    Malformed { at: String, message: String },
 }
 
 impl ProjectionError {
@@ -68,7 +72,8 @@ impl ProjectionError {
             ProjectionError::Budget { at, .. }
             | ProjectionError::TooDeep { at, .. }
             | ProjectionError::UnrollTooDeep { at, .. }
-            | ProjectionError::Cancelled { at } => at,
+            | ProjectionError::Cancelled { at }
+            | ProjectionError::Malformed { at, .. } => at,
         }
     }
 }

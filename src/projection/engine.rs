@@ -170,6 +170,12 @@ impl<'a> Engine<'a> {
     /// The projected root, with its notes; in inline mode, reused expansions still stand in
     /// for their shared projections.
     fn walk(mut self) -> Result<(Out, Counted), ProjectionError> {
+        if let Some(bad) = crate::schema::malformed::first_malformed(self.root) {
+            return Err(ProjectionError::Malformed {
+                at: bad.pointer.clone(),
+                message: bad.to_string(),
+            });
+        }
         let plan = budget::plan(&self.graph, self.opts.recursion, self.budgets)?;
         self.unrolling = plan.unrolling;
         let mut estimate = budget::Estimate::new(&self.graph, plan.unrolling, self.budgets.nodes);

@@ -6,6 +6,7 @@ pub mod draft;
 pub mod graph;
 pub mod keywords;
 pub mod kinds;
+pub mod malformed;
 pub mod resolve;
 pub mod walk;
 
