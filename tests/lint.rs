@@ -1405,6 +1405,7 @@ fn an_accepted_verdict_counts_the_warnings_left() {
         adapters: Vec::new(),
         unresolved: Vec::new(),
         ollama: None,
+        sent: None,
     };
     assert_eq!(linted.verdict_label(Form::Tailored), "accepted (1 warning)");
     // The other forms answer the question alone: they are not what gets sent.

@@ -12,7 +12,8 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use providers::{Provider, Rejection, check};
+use providers::anthropic_strict::{SentTool, check_request, optional_count, union_count};
+use providers::{Doc, Provider, Rejection, check};
 use schemalens::lint::Profile;
 use schemalens::lint::report::{Form, ToolForms, Verdict, lint_forms_for};
 use schemalens::manifest::{self, Tool};
@@ -1711,4 +1712,309 @@ fn lint_never_accepts_what_the_checker_rejects() {
         lenient.len(),
         lenient.join("\n")
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole request: Anthropic strict tool use limits the strict tools of one request together
+// (at most 20 of them, 24 optional and 16 union-typed parameters across them). What `project
+// --provider anthropic-strict` writes for a tool list is judged as one request by the checker.
+
+/// The tools of an Anthropic tool list as a request sends them.
+fn sent_tools(list: &Value) -> Vec<SentTool<'_>> {
+    list.as_array()
+        .expect("a tool list")
+        .iter()
+        .map(|t| SentTool {
+            name: t["name"].as_str().expect("a name"),
+            input_schema: &t["input_schema"],
+            strict: t.get("strict") == Some(&json!(true)),
+        })
+        .collect()
+}
+
+/// `tools` (name, schema) as an Anthropic tool list, every tool asking for strict mode.
+fn strict_tool_list(tools: &[(String, Value)]) -> Value {
+    tools
+        .iter()
+        .map(|(name, schema)| json!({"name": name, "input_schema": schema, "strict": true}))
+        .collect()
+}
+
+/// `project --provider anthropic-strict` of `list`: the tool list it writes, and its stderr.
+/// Also checks that `lint --provider anthropic-strict` says the same of every tool.
+fn project_request(list: &Value) -> (Value, String) {
+    let (_dir, path) = in_a_file(list);
+    let path = path.as_str();
+    let args = [
+        "--provider",
+        "anthropic-strict",
+        "--input-format",
+        "anthropic",
+    ];
+    let projected = support::cli::run(&[&["project", path][..], &args[..]].concat());
+    projected.expect_code(0, "project");
+    let written = projected.json();
+    let linted = support::cli::run(&[&["lint", path, "--format", "json"][..], &args[..]].concat());
+    let lint = linted.json();
+    let said: Vec<(String, bool)> = lint["summary"]
+        .as_array()
+        .expect("a summary")
+        .iter()
+        .map(|row| {
+            (
+                row["tool"].as_str().unwrap().to_owned(),
+                row["sent"] == "strict",
+            )
+        })
+        .collect();
+    let wrote: Vec<(String, bool)> = sent_tools(&written)
+        .iter()
+        .map(|t| (t.name.to_owned(), t.strict))
+        .collect();
+    assert_eq!(said, wrote, "lint's plan is what project writes");
+    (written, projected.stderr)
+}
+
+/// `document` written to a file of its own (kept while the folder is): the folder and the path.
+fn in_a_file(document: &Value) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let file = dir.path().join("tools.json");
+    std::fs::write(&file, document.to_string()).expect("written");
+    let path = file.to_str().expect("a UTF-8 path").to_owned();
+    (dir, path)
+}
+
+/// `lint --provider anthropic-strict` of `list`, as text.
+fn lint_text(list: &Value) -> String {
+    let (_dir, path) = in_a_file(list);
+    let path = path.as_str();
+    support::cli::run(&["lint", path, "--provider", "anthropic-strict"]).stdout
+}
+
+fn strict_names(list: &Value) -> Vec<&str> {
+    sent_tools(list)
+        .into_iter()
+        .filter(|t| t.strict)
+        .map(|t| t.name)
+        .collect()
+}
+
+fn rejection_rules(rejections: &[Rejection]) -> Vec<&'static str> {
+    let mut rules: Vec<&str> = rejections.iter().map(|r| r.rule).collect();
+    rules.sort();
+    rules.dedup();
+    rules
+}
+
+#[test]
+fn the_request_checker_counts_across_the_strict_tools() {
+    let small = json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "additionalProperties": false});
+    let open = json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}});
+    let names: Vec<String> = (0..21).map(|i| format!("t{i}")).collect();
+    let mut tools: Vec<SentTool<'_>> = names
+        .iter()
+        .map(|name| SentTool {
+            name,
+            input_schema: &small,
+            strict: true,
+        })
+        .collect();
+    assert_eq!(
+        rejection_rules(&check_request(&tools)),
+        ["request-strict-tools"]
+    );
+    tools[20].strict = false;
+    assert!(check_request(&tools).is_empty());
+    // A non-strict tool is held to ordinary tool use only: strict mode's rules do not apply.
+    tools[20].input_schema = &open;
+    assert!(check_request(&tools).is_empty());
+    tools[20].strict = true;
+    tools[19].strict = false;
+    assert_eq!(
+        rejection_rules(&check_request(&tools)),
+        ["additional-properties", "unsupported-keyword"]
+    );
+}
+
+/// 25 tools that each ask for strict mode: the first 20 are written `strict: true`, the last
+/// five `strict: false`, each named on stderr with the limit it would cross; the request passes.
+#[test]
+fn a_request_of_twenty_five_tools_sends_twenty_strict() {
+    let schema =
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+    let tools: Vec<(String, Value)> = (1..=25)
+        .map(|i| (format!("t{i:02}"), schema.clone()))
+        .collect();
+    let list = strict_tool_list(&tools);
+    assert_eq!(
+        rejection_rules(&check_request(&sent_tools(&list))),
+        ["additional-properties", "request-strict-tools"],
+        "as written, every tool strict"
+    );
+    let (written, stderr) = project_request(&list);
+    let expected: Vec<String> = (1..=20).map(|i| format!("t{i:02}")).collect();
+    assert_eq!(strict_names(&written), expected);
+    for t in &written.as_array().unwrap()[20..] {
+        assert_eq!(t["strict"], json!(false), "{t}");
+    }
+    let refused = check_request(&sent_tools(&written));
+    assert!(refused.is_empty(), "{refused:#?}");
+    assert!(
+        stderr.contains("one request takes 20 of these 25 tools strict"),
+        "{stderr}"
+    );
+    let text = lint_text(&list);
+    assert!(
+        text.contains("anthropic-strict: one request takes 20 of these 25 tools strict"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  t21: non-strict: the request has room for no more: with it, 21 strict tools (at most 20)"),
+        "{text}"
+    );
+    let t21 = text
+        .lines()
+        .find(|l| l.starts_with("t21 "))
+        .expect("t21's summary line");
+    assert!(t21.ends_with(" · non-strict"), "{t21}");
+    let t20 = text
+        .lines()
+        .find(|l| l.starts_with("t20 "))
+        .expect("t20's summary line");
+    assert!(t20.ends_with(" · strict"), "{t20}");
+    assert!(
+        stderr.contains(
+            "tool \"t21\": anthropic-strict: sent non-strict: the request has room for no more: with it, 21 strict tools (at most 20)"
+        ),
+        "{stderr}"
+    );
+}
+
+/// Three tools with 10 optional parameters each (30 where a request takes 24) and three with
+/// 6 union-typed ones each (18 where it takes 16): two of each kind go strict, and the request
+/// passes.
+#[test]
+fn optional_and_union_parameters_across_tools_stay_within_the_request() {
+    let optional: serde_json::Map<String, Value> = (0..10)
+        .map(|i| (format!("o{i}"), json!({"type": "string"})))
+        .collect();
+    let unions: serde_json::Map<String, Value> = (0..6)
+        .map(|i| (format!("u{i}"), json!({"type": ["string", "integer"]})))
+        .collect();
+    let union_names: Vec<String> = unions.keys().cloned().collect();
+    let with_optional = json!({"type": "object", "properties": optional});
+    let with_unions = json!({"type": "object", "properties": unions, "required": union_names});
+    let tools: Vec<(String, Value)> = ["a", "b", "c"]
+        .iter()
+        .map(|n| (n.to_string(), with_optional.clone()))
+        .chain(
+            ["d", "e", "f"]
+                .iter()
+                .map(|n| (n.to_string(), with_unions.clone())),
+        )
+        .collect();
+    let (written, stderr) = project_request(&strict_tool_list(&tools));
+    let refused = check_request(&sent_tools(&written));
+    assert!(refused.is_empty(), "{refused:#?}");
+    assert_eq!(strict_names(&written), ["a", "b", "d", "e"]);
+    assert!(
+        stderr.contains("tool \"c\": anthropic-strict: sent non-strict: the request has room for no more: with it, 30 optional properties (at most 24)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("with it, 18 properties typed by `anyOf` or a type list (at most 16)"),
+        "{stderr}"
+    );
+}
+
+/// Every corpus server's tools as one Anthropic request asking for strict mode: what `project`
+/// writes passes the request checker, and lint says the same of each tool. Prints how many
+/// tools go strict per server.
+#[test]
+fn corpus_servers_as_strict_requests_are_accepted_whole() {
+    let Some(corpus) = support::corpus_dir() else {
+        eprintln!("skipped: SCHEMALENS_CORPUS is not set");
+        return;
+    };
+    let mut failures = Vec::new();
+    for (server, manifest, _) in servers(&corpus) {
+        let tools: Vec<(String, Value)> = manifest
+            .tools
+            .iter()
+            .map(|t| (t.name.clone(), (*t.schema).clone()))
+            .collect();
+        let (written, _) = project_request(&strict_tool_list(&tools));
+        let sent = sent_tools(&written);
+        // The same schemas with every tool strict, as the request was before the plan.
+        let all_strict: Vec<SentTool<'_>> = sent
+            .iter()
+            .map(|t| SentTool { strict: true, ..*t })
+            .collect();
+        let strict: Vec<Doc<'_>> = sent
+            .iter()
+            .filter(|t| t.strict)
+            .map(|t| Doc::new(t.input_schema, Some(t.name)))
+            .collect();
+        eprintln!(
+            "{server}: {} of {} tools strict ({} optional, {} union-typed parameters across them); every tool strict: {:?}",
+            strict.len(),
+            sent.len(),
+            strict.iter().map(optional_count).sum::<usize>(),
+            strict.iter().map(union_count).sum::<usize>(),
+            rejection_rules(&check_request(&all_strict)),
+        );
+        let refused = check_request(&sent);
+        if !refused.is_empty() {
+            failures.push(format!("{server}: {refused:#?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// An MCP tools/list has no `strict` flag: the document is written as it was (schemas
+/// tailored), and stderr tells which tools to send strict.
+#[test]
+fn a_document_without_strict_flags_gets_the_plan_on_stderr() {
+    let schema =
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+    let tools: Vec<Value> = (1..=22)
+        .map(|i| json!({"name": format!("t{i:02}"), "inputSchema": schema}))
+        .collect();
+    let (_dir, path) = in_a_file(&json!({"tools": tools}));
+    let r = support::cli::run(&["project", &path, "--provider", "anthropic-strict"]);
+    r.expect_code(0, "project");
+    let written = r.json();
+    assert!(
+        written["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.get("strict").is_none()),
+        "{written:#}"
+    );
+    assert!(
+        r.stderr
+            .contains("one request takes 20 of these 22 tools strict")
+            && r.stderr
+                .contains("an MCP tools/list result has no `strict` flag"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("tool \"t22\": anthropic-strict: sent non-strict"),
+        "{}",
+        r.stderr
+    );
+    // One tool alone is no request: nothing is said.
+    let r = support::cli::run(&[
+        "project",
+        &path,
+        "--provider",
+        "anthropic-strict",
+        "--tool",
+        "t22",
+    ]);
+    r.expect_code(0, "project --tool");
+    assert!(!r.stderr.contains("non-strict"), "{}", r.stderr);
 }

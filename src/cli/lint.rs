@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use schemalens::lint::report::{self, Form, FormLint, ProfileLint, ToolForms, Verdict};
+use schemalens::lint::strict_plan::{Budgets, Decision, Demand};
 use schemalens::lint::{self, Finding, Group, OllamaView, Placed, Profile, Severity};
 use schemalens::manifest::{Manifest, ManifestFormat, SchemaDialect};
 use schemalens::pointer;
@@ -28,7 +29,7 @@ pub const LINT_HELP: &str = "Providers (--provider, repeat or comma-separate):
   mcp                MCP clients
   all                every profile above
 
-Default providers, from the input: an OpenAI tool list is linted for openai-strict when any tool sets `strict: true`, else for openai (Responses-API tools are strict unless they say otherwise: pass --provider openai-strict); Anthropic tools likewise for anthropic-strict or anthropic; Gemini declarations for gemini (`parameters`) and/or gemini-jsonschema (`parametersJsonSchema`), as they are written. A bare schema is linted for openai-strict, gemini, anthropic and ollama, the destinations that disagree most; an MCP tools/list result for mcp and those four. With --tool, rules about the tool list (unique names, per-request limits) see that tool alone.
+Default providers, from the input: an OpenAI tool list is linted for openai-strict when any tool sets `strict: true`, else for openai (Responses-API tools are strict unless they say otherwise: pass --provider openai-strict); Anthropic tools likewise for anthropic-strict or anthropic; Gemini declarations for gemini (`parameters`) and/or gemini-jsonschema (`parametersJsonSchema`), as they are written. A bare schema is linted for openai-strict, gemini, anthropic and ollama, the destinations that disagree most; an MCP tools/list result for mcp and those four. With --tool, rules about the tool list (unique names, per-request limits) see that tool alone. Anthropic strict tool use limits a request (at most 20 strict tools, 24 optional and 16 union-typed properties across them): its summary lines end in `· strict` or `· non-strict`, as `project --provider anthropic-strict` writes each tool's `strict` flag, and the tools sent non-strict are listed with the limit they would cross.
 
 Output: first one line per tool and provider saying whether the provider accepts the original schema, its projection, and the tailored schema (what `schemalens project --provider NAME` sends; `(adapter)`: payloads go through the tailoring's adapter, which `check --provider` applies). Then, per tool and provider, the findings behind each verdict, one group per original node: a definition inlined N times is one finding `×N copies` (JSON: `copies` and the copies' `pointers`). Long lists are folded with a count, and so is what is already said: the projection's findings are named by rule only when the tailored schema is accepted, and findings in a definition identical to one listed for an earlier tool are counted. --all lists every place, every repeat and info-level findings, and puts every copy's pointer in the JSON. Findings marked [unconfirmed] rest on second-hand reports.
 
@@ -273,14 +274,21 @@ fn json_report(
         .iter()
         .flat_map(|r| {
             r.profiles.iter().map(move |p| {
-                json!({
+                let mut entry = json!({
                     "tool": r.tool.name,
                     "provider": p.profile,
                     "original": p.verdict(Form::Original),
                     "projection": p.verdict(Form::Projection),
                     "tailored": p.verdict(Form::Tailored),
                     "adapter": !p.adapters.is_empty(),
-                })
+                });
+                if let Some(d) = &p.sent {
+                    entry["sent"] = json!(sent_word(d));
+                    if let Some(why) = &d.why_not {
+                        entry["sent_why"] = json!(why.to_string());
+                    }
+                }
+                entry
             })
         })
         .collect();
@@ -300,6 +308,9 @@ fn json_report(
                     }
                     entry["tailored"]["adapters"] = placed_json(&p.adapters, args.all);
                     entry["tailored"]["unresolved"] = placed_json(&p.unresolved, args.all);
+                    if let Some(d) = &p.sent {
+                        entry["tailored"]["sent"] = json!(d);
+                    }
                     if p.profile == Profile::Ollama
                         && let Some(views) = &r.ollama
                     {
@@ -331,8 +342,130 @@ fn json_report(
             "tailored": all_accepted(Form::Tailored),
         },
         "projection_has_errors": !all_accepted(Form::Projection),
+        "requests": requests_json(profiles, reports),
         "tools": tools,
     })
+}
+
+/// The tailored verdict, and how the tool is sent where a request plan decides it.
+fn tailored_label(p: &ProfileLint) -> String {
+    match &p.sent {
+        Some(d) => format!("{} · {}", p.verdict_label(Form::Tailored), sent_word(d)),
+        None => p.verdict_label(Form::Tailored),
+    }
+}
+
+/// `strict` or `non-strict`: how `project --provider` sends the tool.
+fn sent_word(d: &Decision) -> &'static str {
+    if d.strict { "strict" } else { "non-strict" }
+}
+
+/// One request's plan for a profile that limits whole requests: its budgets, how many tools
+/// are sent strict and what they take together.
+struct RequestSummary {
+    profile: Profile,
+    budgets: Budgets,
+    tools: usize,
+    strict: usize,
+    used: Demand,
+    /// The tools sent non-strict, with why.
+    left: Vec<(String, String)>,
+}
+
+fn request_summaries(profiles: &[Profile], reports: &[ToolReport<'_>]) -> Vec<RequestSummary> {
+    profiles
+        .iter()
+        .filter_map(|&profile| {
+            let budgets = Budgets::of(profile)?;
+            let mut summary = RequestSummary {
+                profile,
+                budgets,
+                tools: 0,
+                strict: 0,
+                used: Demand::default(),
+                left: Vec::new(),
+            };
+            for r in reports {
+                let Some(d) = r
+                    .profiles
+                    .iter()
+                    .find(|p| p.profile == profile)
+                    .and_then(|p| p.sent.as_ref())
+                else {
+                    continue;
+                };
+                summary.tools += 1;
+                match (&d.why_not, d.demand) {
+                    (Some(why), _) => summary.left.push((r.tool.name.clone(), why.to_string())),
+                    (None, demand) => {
+                        let demand = demand.unwrap_or_default();
+                        summary.strict += 1;
+                        summary.used.optional += demand.optional;
+                        summary.used.unions += demand.unions;
+                    }
+                }
+            }
+            Some(summary)
+        })
+        .collect()
+}
+
+fn requests_json(profiles: &[Profile], reports: &[ToolReport<'_>]) -> Value {
+    request_summaries(profiles, reports)
+        .into_iter()
+        .map(|r| {
+            json!({
+                "provider": r.profile,
+                "budgets": r.budgets,
+                "tools": r.tools,
+                "strict": r.strict,
+                "used": r.used,
+                "non_strict": r.left.iter().map(|(tool, why)| json!({"tool": tool, "why": why})).collect::<Vec<_>>(),
+            })
+        })
+        .collect()
+}
+
+/// Per profile that limits whole requests, when some tool is sent non-strict: how many are
+/// strict, within which limits, and why each other one is not.
+fn write_requests(out: &mut String, reports: &[ToolReport<'_>], args: &LintArgs) {
+    let profiles: Vec<Profile> = reports
+        .iter()
+        .flat_map(|r| r.profiles.iter().map(|p| p.profile))
+        .fold(Vec::new(), |mut seen, p| {
+            if !seen.contains(&p) {
+                seen.push(p);
+            }
+            seen
+        });
+    for r in request_summaries(&profiles, reports) {
+        if r.left.is_empty() {
+            continue;
+        }
+        let b = r.budgets;
+        let _ = writeln!(
+            out,
+            "\n{}: one request takes {} of these {} tools strict (at most {} strict tools, {} optional and {} union-typed properties across them; these take {}, {}); `project --provider {}` writes the others without `strict`:",
+            r.profile,
+            r.strict,
+            r.tools,
+            b.tools,
+            b.optional,
+            b.unions,
+            r.used.optional,
+            r.used.unions,
+            r.profile
+        );
+        let shown = if args.all {
+            r.left.len()
+        } else {
+            PLACES_SHOWN.min(r.left.len())
+        };
+        for (tool, why) in &r.left[..shown] {
+            let _ = writeln!(out, "  {tool}: non-strict: {why}");
+        }
+        folded(out, r.left.len(), shown, "  ");
+    }
 }
 
 fn form_json(form: &FormLint, all: bool) -> Value {
@@ -451,7 +584,7 @@ fn write_summary(out: &mut String, reports: &[ToolReport<'_>], args: &LintArgs) 
                 p.profile.name(),
                 p.verdict_label(Form::Original),
                 p.verdict_label(Form::Projection),
-                p.verdict_label(Form::Tailored),
+                tailored_label(p),
             );
         }
         if let Some(why) = &r.failed {
@@ -459,6 +592,7 @@ fn write_summary(out: &mut String, reports: &[ToolReport<'_>], args: &LintArgs) 
         }
     }
     let pairs: Vec<&ProfileLint> = reports.iter().flat_map(|r| &r.profiles).collect();
+    write_requests(out, reports, args);
     let rejected = pairs
         .iter()
         .filter(|p| p.verdict(Form::Tailored) != Verdict::Accepted)

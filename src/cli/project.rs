@@ -6,8 +6,10 @@ use std::io::Write;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use schemalens::manifest::{self, Manifest, ManifestFormat, Tool, WritebackError};
-use schemalens::projection::{Detail, TraceEntry, WrittenSchema};
+use schemalens::lint::Profile;
+use schemalens::lint::strict_plan::{self, Budgets, Candidate, Plan};
+use schemalens::manifest::{self, Manifest, ManifestFormat, Tool, Writeback, WritebackError};
+use schemalens::projection::{Detail, Tailored, TraceEntry, WrittenSchema};
 use schemalens::watch::{ProjectionCache, Target, WatchConfig, WatchEvent, Watcher};
 use schemalens::{Linking, Options, Projection};
 use serde_json::Value;
@@ -31,60 +33,227 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     // The provider's own way with recursion (openai-strict keeps `$defs`), as `lint`,
     // `explain` and `--watch` have it.
     let options = args.projection.options_for(args.tailor.provider);
-    let released = Cell::new(tools.is_empty());
-    let mut out = HeldStdout::buffered(&released);
-    let mut left = tools.len();
-    let mut write = |schemas: &mut dyn Iterator<Item = Result<WrittenSchema, Failure>>| {
-        // Asked for in `order`, which is the order the projections come in.
-        let mut schema_of = |_: usize| {
-            let schema = schemas.next().expect("one projection per selected tool")?;
-            left -= 1;
-            // Every warning and error is out once the last tool is made: from here on,
-            // what is written goes straight to stdout.
-            released.set(left == 0);
-            Ok(schema)
-        };
-        match single {
-            true => {
-                let schema = schema_of(order[0])?;
-                // A closed stdout (a pipe to `head`) is not the user's error.
-                let _ = serde_json::to_writer_pretty(&mut out, &schema);
-                leave_to_exit(schema);
-                Ok(())
-            }
-            false => match writeback.write_pretty(&mut out, schema_of) {
-                Err(WritebackError::Fill(failure)) => Err(failure),
-                Ok(()) | Err(WritebackError::Io(_)) => Ok(()),
-            },
-        }
-    };
     let origin = writeback.origin.clone();
-    match args.tailor.provider {
+    let count = tools.len();
+    // A schema written alone is no request; a document of tools is one.
+    let request = args
+        .tailor
+        .provider
+        .filter(|_| !single)
+        .and_then(|profile| Request::new(profile, writeback.format, count));
+    match (args.tailor.provider, request) {
+        // The strict flags sit in the tool entries, which come before later tools' schemas
+        // are made: the request's schemas are all made (and held) before any is written.
+        (Some(profile), Some(mut request)) if request.writes_flags() => {
+            let schemas =
+                input::project_streamed(&origin, tools, &options, Linking::Build, |projections| {
+                    let mut made = Vec::with_capacity(count);
+                    for (tool, projection) in projections {
+                        let schema =
+                            tailored_schema(&tool, projection?, profile, Some(&mut request));
+                        made.push(WrittenSchema::from(schema));
+                    }
+                    Ok::<_, Failure>(made)
+                })?;
+            request.write_flags(&mut writeback);
+            write_out(&writeback, &order, single, &mut schemas.into_iter().map(Ok))
+        }
         // Tailoring reads the links and rewrites the whole schema.
-        Some(profile) => {
+        (Some(profile), mut request) => {
             input::project_streamed(&origin, tools, &options, Linking::Build, |projections| {
-                write(&mut projections.map(|(tool, projection)| {
-                    projection.map(|p| {
-                        warn_about_losses(&tool.name, &p.trace);
-                        let tailored = input::tailor(&tool, p, profile);
-                        WrittenSchema::from(tailored.projection.schema)
-                    })
-                }))
+                write_out(
+                    &writeback,
+                    &order,
+                    single,
+                    &mut projections.map(|(tool, projection)| {
+                        projection.map(|p| {
+                            WrittenSchema::from(tailored_schema(
+                                &tool,
+                                p,
+                                profile,
+                                request.as_mut(),
+                            ))
+                        })
+                    }),
+                )
             })
         }
         // The plain projection is only written out.
-        None => input::project_written(&origin, tools, &options, |written| {
-            write(&mut written.map(|(tool, written)| {
-                written.map(|w| {
-                    warn_about_losses(&tool.name, &w.trace);
-                    w.schema
-                })
-            }))
+        (None, _) => input::project_written(&origin, tools, &options, |written| {
+            write_out(
+                &writeback,
+                &order,
+                single,
+                &mut written.map(|(tool, written)| {
+                    written.map(|w| {
+                        warn_about_losses(&tool.name, &w.trace);
+                        w.schema
+                    })
+                }),
+            )
         }),
     }?;
+    Ok(exit::OK)
+}
+
+/// The tool's projection tailored for `profile`, loss warnings and tailoring notes on stderr,
+/// and recorded for the request plan when there is one.
+fn tailored_schema(
+    tool: &Tool,
+    projection: Projection,
+    profile: Profile,
+    request: Option<&mut Request>,
+) -> Value {
+    warn_about_losses(&tool.name, &projection.trace);
+    let tailored = input::tailor(tool, projection, profile);
+    if let Some(request) = request {
+        request.record(tool, &tailored);
+    }
+    tailored.projection.schema
+}
+
+/// Writes the document (or the one schema) to stdout, each tool's schema taken from `schemas`
+/// in `order` as the writer reaches it; stdout holds everything back until the last schema is
+/// made, so that a failure leaves it empty and every warning comes first.
+fn write_out(
+    writeback: &Writeback,
+    order: &[usize],
+    single: bool,
+    schemas: &mut dyn Iterator<Item = Result<WrittenSchema, Failure>>,
+) -> Result<(), Failure> {
+    let released = Cell::new(order.is_empty());
+    let mut out = HeldStdout::buffered(&released);
+    let mut left = order.len();
+    // Asked for in `order`, which is the order the projections come in.
+    let mut schema_of = |_: usize| -> Result<WrittenSchema, Failure> {
+        let schema = schemas.next().expect("one projection per selected tool")?;
+        left -= 1;
+        // Every warning and error is out once the last tool is made: from here on, what is
+        // written goes straight to stdout.
+        released.set(left == 0);
+        Ok(schema)
+    };
+    if single {
+        let schema = schema_of(order[0])?;
+        // A closed stdout (a pipe to `head`) is not the user's error.
+        let _ = serde_json::to_writer_pretty(&mut out, &schema);
+        leave_to_exit(schema);
+    } else {
+        match writeback.write_pretty(&mut out, schema_of) {
+            Err(WritebackError::Fill(failure)) => return Err(failure),
+            Ok(()) | Err(WritebackError::Io(_)) => {}
+        }
+    }
     released.set(true);
     let _ = writeln!(out).and_then(|()| out.flush());
-    Ok(exit::OK)
+    Ok(())
+}
+
+/// The request a document of tools makes, for a profile that limits whole requests (Anthropic
+/// strict tool use): each tool's standing as it is tailored; once the last is in, the plan of
+/// which are sent strict, told on stderr, and written as the tools' `strict` flags where the
+/// document has them.
+struct Request {
+    profile: Profile,
+    budgets: Budgets,
+    format: ManifestFormat,
+    expected: usize,
+    /// Each tool's name and entry, in the request's order.
+    tools: Vec<(String, String)>,
+    candidates: Vec<Candidate>,
+    plan: Option<Plan>,
+}
+
+impl Request {
+    fn new(profile: Profile, format: ManifestFormat, expected: usize) -> Option<Request> {
+        Some(Request {
+            profile,
+            budgets: Budgets::of(profile)?,
+            format,
+            expected,
+            tools: Vec::with_capacity(expected),
+            candidates: Vec::with_capacity(expected),
+            plan: None,
+        })
+    }
+
+    /// Only Anthropic tools carry Anthropic's `strict` flag; elsewhere the plan is only told.
+    fn writes_flags(&self) -> bool {
+        self.format == ManifestFormat::Anthropic
+    }
+
+    /// One more tool, tailored; the plan is made (and told) with the last.
+    fn record(&mut self, tool: &Tool, tailored: &Tailored) {
+        self.tools
+            .push((tool.name.clone(), tool.tool_pointer.clone()));
+        self.candidates.push(Candidate::of(
+            self.profile,
+            &tailored.projection.schema,
+            &tailored.unresolved,
+        ));
+        if self.candidates.len() == self.expected {
+            let plan = strict_plan::plan(self.budgets, &self.candidates);
+            for note in self.notes(&plan) {
+                eprintln!("{note}");
+            }
+            self.plan = Some(plan);
+        }
+    }
+
+    fn write_flags(&self, writeback: &mut Writeback) {
+        for ((_, entry), strict) in self.tools.iter().zip(self.decided()) {
+            writeback.write_strict(entry, strict);
+        }
+    }
+
+    fn write_flags_into(&self, document: &mut Value) {
+        for ((_, entry), strict) in self.tools.iter().zip(self.decided()) {
+            manifest::write_strict(document, entry, strict);
+        }
+    }
+
+    fn decided(&self) -> impl Iterator<Item = bool> + '_ {
+        self.plan
+            .iter()
+            .flat_map(|p| p.decisions.iter().map(|d| d.strict))
+    }
+
+    /// Nothing when every tool is sent strict; else how many are, within which limits, and
+    /// why each other one is not.
+    fn notes(&self, plan: &Plan) -> Vec<String> {
+        let strict = plan.strict_count();
+        if strict == plan.decisions.len() {
+            return Vec::new();
+        }
+        let b = plan.budgets;
+        let how = if self.writes_flags() {
+            "they are written with `strict: true`, the others without".to_owned()
+        } else {
+            format!(
+                "{} has no `strict` flag: send those with `strict: true`, the others without",
+                self.format.describe()
+            )
+        };
+        let mut notes = vec![format!(
+            "note: {}: one request takes {strict} of these {} tools strict (at most {} strict tools, {} optional and {} union-typed properties across them; these take {}, {}): {how}",
+            self.profile,
+            plan.decisions.len(),
+            b.tools,
+            b.optional,
+            b.unions,
+            plan.used.optional,
+            plan.used.unions,
+        )];
+        for ((name, _), d) in self.tools.iter().zip(&plan.decisions) {
+            if let Some(why) = &d.why_not {
+                notes.push(format!(
+                    "note: tool {name:?}: {}: sent non-strict: {why}",
+                    self.profile
+                ));
+            }
+        }
+        notes
+    }
 }
 
 /// Not freed: the process ends once the schema is written, and its pages then go back to the
@@ -225,33 +394,37 @@ fn render(
 ) -> Result<Value, Failure> {
     let tools = input::selected(manifest, &args.input)?;
     let options = args.projection.options_for(args.tailor.provider);
+    let single = writes_schema_alone(manifest.format, args);
+    let mut request = args
+        .tailor
+        .provider
+        .filter(|_| !single)
+        .and_then(|profile| Request::new(profile, manifest.format, tools.len()));
     let mut replacements = Vec::new();
     for i in &tools {
         let tool = &manifest.tools[*i];
         let projection = project(tool, &options)?;
         // Unshared (without --watch), the schema is moved out rather than copied.
         let projection = Arc::try_unwrap(projection).unwrap_or_else(|p| (*p).clone());
-        replacements.push((*i, output_schema(tool, projection, args)));
+        let schema = match args.tailor.provider {
+            Some(profile) => tailored_schema(tool, projection, profile, request.as_mut()),
+            None => {
+                warn_about_losses(&tool.name, &projection.trace);
+                projection.schema
+            }
+        };
+        replacements.push((*i, schema));
     }
-    Ok(
-        match (
-            writes_schema_alone(manifest.format, args),
-            replacements.len(),
-        ) {
-            (true, 1) => replacements.pop().expect("one replacement").1,
-            _ => manifest.with_schemas_moved(replacements),
-        },
-    )
-}
-
-/// The schema written for `tool`: its projection, tailored when `--provider` asks; the loss
-/// warnings on stderr.
-fn output_schema(tool: &Tool, projection: Projection, args: &ProjectArgs) -> Value {
-    warn_about_losses(&tool.name, &projection.trace);
-    match args.tailor.provider {
-        Some(profile) => input::tailor(tool, projection, profile).projection.schema,
-        None => projection.schema,
-    }
+    Ok(match (single, replacements.len()) {
+        (true, 1) => replacements.pop().expect("one replacement").1,
+        _ => {
+            let mut document = manifest.with_schemas_moved(replacements);
+            if let Some(request) = request.filter(Request::writes_flags) {
+                request.write_flags_into(&mut document);
+            }
+            document
+        }
+    })
 }
 
 /// Places where the projection had to give up information are worth a line on stderr, once

@@ -1036,6 +1036,13 @@ pub(crate) fn tool_hits(check: &Check, tools: &[ToolCx<'_>]) -> Vec<(usize, Hit)
     hits
 }
 
+/// What `schema` adds to each of the `counted` tool-set counts: the request plan reads the
+/// counts the rules read.
+pub(crate) fn tool_set_counts<const N: usize>(schema: &Value, counted: [Counted; N]) -> [usize; N] {
+    let cx = SchemaCx::new(schema);
+    counted.map(|c| count(c, &cx))
+}
+
 fn count(counted: Counted, cx: &SchemaCx<'_>) -> usize {
     match counted {
         Counted::Tools => 1,

@@ -14,6 +14,7 @@ mod profiles;
 pub mod report;
 mod rule;
 mod shapes;
+pub mod strict_plan;
 mod text;
 
 use std::collections::{HashMap, HashSet};

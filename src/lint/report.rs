@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::strict_plan::{self, Budgets, Candidate, Decision};
 use super::{Batch, Group, OllamaView, Placed, Profile, Severity, Subject, place_by_origin};
 use crate::manifest::Tool;
 use crate::projection::{Adapter, Links, Options, Projection, Tailored, Unresolved};
@@ -138,6 +139,10 @@ pub struct ProfileLint {
     /// shows them need not make them again on a large projection. Shared where two forms are
     /// one schema: a view repeats its schema, as large as the projection.
     pub ollama: Option<[Option<Arc<OllamaView>>; 3]>,
+    /// For a profile that limits a whole request (Anthropic strict tool use): whether the
+    /// tailored schema is sent strict in the request of the tools linted together, and why not
+    /// (see [`strict_plan`](super::strict_plan)); `project --provider` writes the same.
+    pub sent: Option<Decision>,
 }
 
 impl ProfileLint {
@@ -235,6 +240,7 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
             // Exactly what `project --provider` sends, reusing the projection when the
             // provider's is the same.
             let tailored = tailored_forms(profile, tools, &projections);
+            let sent = Budgets::of(profile).map(|b| request_plan(b, profile, &tailored));
             let (original, projected) = linted_first
                 .unwrap_or_else(|| (originals.lint(profile), projections.lint(profile)));
             let tailored_groups = lint_tailored(profile, tools, &tailored, &projected);
@@ -251,9 +257,32 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
             for (lint, views) in linted.iter_mut().zip(views.into_iter().flatten()) {
                 lint.ollama = Some(views);
             }
+            for (lint, decision) in linted.iter_mut().zip(sent.into_iter().flatten()) {
+                lint.sent = Some(decision);
+            }
             linted
         })
         .collect()
+}
+
+/// How each tool's tailored schema is sent in the request of all of them: strict or not.
+fn request_plan(
+    budgets: Budgets,
+    profile: Profile,
+    tailored: &[Result<TailoredForm<'_>, String>],
+) -> Vec<Decision> {
+    let candidates: Vec<Candidate> = tailored
+        .iter()
+        .map(|x| match x {
+            Ok(TailoredForm::Own(t)) => Candidate::of(profile, &t.projection.schema, &t.unresolved),
+            Ok(TailoredForm::Same {
+                projection,
+                unresolved,
+            }) => Candidate::of(profile, &projection.schema, unresolved),
+            Err(why) => Candidate::missing(why),
+        })
+        .collect();
+    strict_plan::plan(budgets, &candidates).decisions
 }
 
 /// What Ollama keeps of each tool's three forms. The projections' views are taken from their
@@ -506,6 +535,7 @@ fn assemble(
                 adapters,
                 unresolved,
                 ollama: None,
+                sent: None,
             }
         })
         .collect()

@@ -21,6 +21,7 @@ pub use formats::empty_parameters;
 pub use position::{Position, Span, TextIndex};
 pub use source::STDIN_ORIGIN;
 pub use streamed::{FilledSchema, PendingTool, Writeback, WritebackError};
+pub use writeback::write_strict;
 
 use serde_json::Value;
 use std::io::Read;

@@ -249,6 +249,12 @@ impl Slot {
 }
 
 impl Writeback {
+    /// Sets the `strict` flag of the tool entry at `tool_pointer` before the document is
+    /// written (see [`super::write_strict`]).
+    pub fn write_strict(&mut self, tool_pointer: &str, strict: bool) {
+        super::write_strict(&mut self.document, tool_pointer, strict);
+    }
+
     /// The selected tools in the order [`Writeback::write_pretty`] asks for their schemas (the
     /// document's order).
     pub fn order(&self) -> Vec<usize> {

@@ -73,3 +73,15 @@ pub(super) fn insertion_point(
         ManifestFormat::BareSchema | ManifestFormat::Mcp | ManifestFormat::Anthropic => None,
     }
 }
+
+/// Sets the `strict` flag of the tool entry at `tool_pointer` (Anthropic and OpenAI tools carry
+/// one), as a request plan decided: `true` is written; `false` only where the entry had the key,
+/// since an absent flag already means non-strict and a round trip should not grow one.
+pub fn write_strict(document: &mut Value, tool_pointer: &str, strict: bool) {
+    let Some(Value::Object(entry)) = document.pointer_mut(tool_pointer) else {
+        return;
+    };
+    if strict || entry.contains_key("strict") {
+        entry.insert("strict".to_owned(), Value::Bool(strict));
+    }
+}

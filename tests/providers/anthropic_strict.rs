@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::{
-    Basis, Hit, Place, Rule, formats_outside, has_lookaround, is_object, keywords_outside,
-    name_problem, present, recursive_refs, schemas_where, types,
+    Basis, Doc, Hit, Place, Provider, Rejection, Rule, check, formats_outside, has_lookaround,
+    is_object, keywords_outside, name_problem, present, recursive_refs, schemas_where, types,
 };
 
 const SECOND_HAND: &str = "providers.md §1c: strict-mode JSON Schema limitations [2nd]";
@@ -256,22 +256,8 @@ pub static RULES: &[Rule] = &[
         source: SECOND_HAND,
         says: "{detail} optional parameters; at most 24 across the strict tools of a request",
         check: |d| {
-            let count: usize = d
-                .maps()
-                .filter_map(|(_, m)| {
-                    let props = m.get("properties")?.as_object()?;
-                    let required = m.get("required").and_then(Value::as_array);
-                    Some(
-                        props
-                            .keys()
-                            .filter(|k| {
-                                !required.is_some_and(|r| r.iter().any(|x| x.as_str() == Some(k)))
-                            })
-                            .count(),
-                    )
-                })
-                .sum();
-            if count > 24 {
+            let count = optional_count(d);
+            if count > MAX_OPTIONAL {
                 vec![Hit::new("", count.to_string())]
             } else {
                 Vec::new()
@@ -284,14 +270,8 @@ pub static RULES: &[Rule] = &[
         source: SECOND_HAND,
         says: "{detail} parameters use anyOf or type arrays; at most 16 across the strict tools of a request",
         check: |d| {
-            let count = d
-                .nodes
-                .iter()
-                .filter(|n| n.place == Place::Property)
-                .filter_map(|n| n.map())
-                .filter(|m| m.contains_key("anyOf") || types(m).len() > 1)
-                .count();
-            if count > 16 {
+            let count = union_count(d);
+            if count > MAX_UNIONS {
                 vec![Hit::new("", count.to_string())]
             } else {
                 Vec::new()
@@ -311,6 +291,127 @@ pub static RULES: &[Rule] = &[
         },
     },
 ];
+
+/// Strict tools one request may hold (§1c [2nd]; pydantic-ai's Bedrock provider says the same).
+pub const MAX_STRICT_TOOLS: usize = 20;
+/// Optional parameters across the strict tools of a request (§1c [2nd]).
+pub const MAX_OPTIONAL: usize = 24;
+/// Parameters using `anyOf` or a type array across the strict tools of a request (§1c [2nd]).
+pub const MAX_UNIONS: usize = 16;
+
+/// Optional parameters in a schema: properties their object's `required` does not list, in
+/// every object.
+pub fn optional_count(d: &Doc<'_>) -> usize {
+    d.maps()
+        .filter_map(|(_, m)| {
+            let props = m.get("properties")?.as_object()?;
+            let required = m.get("required").and_then(Value::as_array);
+            Some(
+                props
+                    .keys()
+                    .filter(|k| !required.is_some_and(|r| r.iter().any(|x| x.as_str() == Some(k))))
+                    .count(),
+            )
+        })
+        .sum()
+}
+
+/// Parameters whose schema is an `anyOf` or a list of types.
+pub fn union_count(d: &Doc<'_>) -> usize {
+    d.nodes
+        .iter()
+        .filter(|n| n.place == Place::Property)
+        .filter_map(|n| n.map())
+        .filter(|m| m.contains_key("anyOf") || types(m).len() > 1)
+        .count()
+}
+
+/// One tool of a request as it is sent.
+#[derive(Clone, Copy)]
+pub struct SentTool<'a> {
+    pub name: &'a str,
+    pub input_schema: &'a Value,
+    pub strict: bool,
+}
+
+/// What ordinary (non-strict) tool use refuses too: the observed errors of §1c.
+const ORDINARY: &[&str] = &["root-type", "root-union", "draft-2020-12", "tool-name"];
+
+/// What Anthropic refuses in a whole request: a strict tool's schema by [`RULES`], another
+/// tool's by the rules ordinary tool use has too; names that repeat; and, across the strict
+/// tools, more than 20 of them, 24 optional parameters or 16 union-typed ones (§1c [2nd]).
+pub fn check_request(tools: &[SentTool<'_>]) -> Vec<Rejection> {
+    let mut out = Vec::new();
+    for (i, t) in tools.iter().enumerate() {
+        let refused = check(Provider::AnthropicStrict, Some(t.name), t.input_schema)
+            .into_iter()
+            .filter(|r| t.strict || ORDINARY.contains(&r.rule));
+        out.extend(refused.map(|mut r| {
+            r.at = format!("tools.{i} ({}) #{}", t.name, r.at);
+            r
+        }));
+        if tools[..i].iter().any(|earlier| earlier.name == t.name) {
+            out.push(request_rejection(
+                "unique-names",
+                Basis::Observed,
+                "providers.md §1c: danny-avila/LibreChat#13162",
+                format!("tools: Tool names must be unique. ({})", t.name),
+            ));
+        }
+    }
+    let strict: Vec<Doc<'_>> = tools
+        .iter()
+        .filter(|t| t.strict)
+        .map(|t| Doc::new(t.input_schema, Some(t.name)))
+        .collect();
+    let optional: usize = strict.iter().map(optional_count).sum();
+    let unions: usize = strict.iter().map(union_count).sum();
+    for (id, total, max, what) in [
+        (
+            "request-strict-tools",
+            strict.len(),
+            MAX_STRICT_TOOLS,
+            "strict tools",
+        ),
+        (
+            "request-optional",
+            optional,
+            MAX_OPTIONAL,
+            "optional parameters across the strict tools",
+        ),
+        (
+            "request-unions",
+            unions,
+            MAX_UNIONS,
+            "parameters using anyOf or type arrays across the strict tools",
+        ),
+    ] {
+        if total > max {
+            out.push(request_rejection(
+                id,
+                Basis::SecondHand,
+                SECOND_HAND,
+                format!("{total} {what}; a request allows {max}"),
+            ));
+        }
+    }
+    out
+}
+
+fn request_rejection(
+    rule: &'static str,
+    basis: Basis,
+    source: &'static str,
+    message: String,
+) -> Rejection {
+    Rejection {
+        rule,
+        basis,
+        at: "tools".to_owned(),
+        message,
+        source,
+    }
+}
 
 /// Regex features the list calls complex: lookaround, backreferences, word boundaries.
 fn complex_regex(p: &str) -> Option<&'static str> {
