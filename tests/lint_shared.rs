@@ -131,6 +131,16 @@ fn straightforward(
                 .collect::<Vec<_>>(),
         )
     };
+    // A profile that limits whole requests sends strict only the tools whose counts fit
+    // together (lint::strict_plan): its request-wide rules find nothing in the tailored form.
+    let tailored_groups = tailored_groups.into_iter().map(|groups| {
+        groups.map(|list| {
+            list.into_iter()
+                .filter(|g| !lint::strict_plan::is_request_rule(profile, g.finding.rule))
+                .collect::<Vec<_>>()
+        })
+    });
+    let tailored_groups: Vec<Option<Vec<Group>>> = tailored_groups.collect();
     let mut out = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         let o = &tool.schema;

@@ -258,6 +258,11 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
                 lint.ollama = Some(views);
             }
             for (lint, decision) in linted.iter_mut().zip(sent.into_iter().flatten()) {
+                // The request-wide rules counted every tool as strict; the plan sends strict
+                // only tools whose counts fit together, so over those none is crossed.
+                lint.forms[Form::Tailored as usize]
+                    .groups
+                    .retain(|g| !strict_plan::is_request_rule(profile, g.finding.rule));
                 lint.sent = Some(decision);
             }
             linted

@@ -151,12 +151,10 @@ impl Candidate {
     /// some of that is not about the request-wide counts (which the plan settles), else its
     /// counts.
     pub fn of(profile: Profile, schema: &Value, unresolved: &[Unresolved]) -> Candidate {
-        let is_request_rule = |id: &str| {
-            profile
-                .rule(id)
-                .is_some_and(|r| matches!(r.applies, Check::ToolSet { .. }))
-        };
-        match unresolved.iter().find(|u| !is_request_rule(u.rule)) {
+        match unresolved
+            .iter()
+            .find(|u| !is_request_rule(profile, u.rule))
+        {
             Some(u) => Candidate::Refused(Refusal {
                 rule: u.rule,
                 pointer: u.pointer.clone(),
@@ -181,6 +179,14 @@ impl Candidate {
             Candidate::Refused(_) => None,
         }
     }
+}
+
+/// Whether `profile`'s rule `id` counts across the tools of a request (the limits a plan
+/// settles).
+pub fn is_request_rule(profile: Profile, id: &str) -> bool {
+    profile
+        .rule(id)
+        .is_some_and(|r| matches!(r.applies, Check::ToolSet { .. }))
 }
 
 /// Why a tool is sent non-strict.
