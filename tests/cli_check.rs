@@ -708,3 +708,20 @@ fn payloads_judged_in_parallel_read_exactly_as_one_after_the_other() {
         mixed.stderr
     );
 }
+
+#[test]
+fn the_header_says_the_mode_and_the_provider_the_payloads_are_tailored_for() {
+    let adapted = "tailored for openai-strict (payloads adapted before the projection sees them)";
+    for (mode, said) in [
+        ("inline", format!("inline mode, {adapted}")),
+        (
+            "flat",
+            format!("flat mode, open branches declared, {adapted}"),
+        ),
+    ] {
+        let run = run(&[PYDANTIC, "--mode", mode, "--provider", "openai-strict"]);
+        run.expect_code(1, mode);
+        let header = run.stdout.lines().next().unwrap_or_default();
+        assert_eq!(header, format!("UserOp · {said} · {PYDANTIC}"), "{mode}");
+    }
+}

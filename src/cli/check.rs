@@ -157,7 +157,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
                 "given projection".to_owned()
             } else if let Some(profile) = args.tailor.provider {
                 format!(
-                    "{} mode tailored for {profile} (payloads adapted before the projection sees them)",
+                    "{}, tailored for {profile} (payloads adapted before the projection sees them)",
                     mode_text(args)
                 )
             } else {
