@@ -635,17 +635,23 @@ pub fn render_list(
         .skip(offset)
         .take(height)
         .map(|row| match *row {
-            Row::Verdicts => Line::from(vec![
-                Span::styled(
-                    format!(
-                        "{}{}: ",
-                        tool.as_ref().map(|t| format!("{t} · ")).unwrap_or_default(),
-                        profile.name()
-                    ),
-                    theme.heading(),
-                ),
-                Span::raw(verdicts(report)),
-            ]),
+            Row::Verdicts => {
+                let answer = verdicts(report);
+                let about = format!(
+                    "{}{}: ",
+                    tool.as_ref().map(|t| format!("{t} · ")).unwrap_or_default(),
+                    profile.name()
+                );
+                // The answer whole rather than the tool's name: the frame's title names the
+                // provider and the status bar the tool.
+                let fits = Span::raw(about.as_str()).width() + Span::raw(answer.as_str()).width()
+                    <= list_area.width as usize;
+                let about = if fits { about } else { String::new() };
+                Line::from(vec![
+                    Span::styled(about, theme.heading()),
+                    Span::raw(answer),
+                ])
+            }
             Row::Heading(form) => {
                 let f = report.form(form);
                 let name = match form {

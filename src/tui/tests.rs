@@ -1336,6 +1336,17 @@ fn lint_list_lists_both_sides_and_enter_goes_to_the_node() {
 }
 
 #[test]
+fn lint_list_answers_whole_at_80_columns() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 80, 24);
+    keys(&mut app, "pL");
+    let text = screen(&app);
+    assert!(
+        text.contains("original rejected · projection rejected · tailored accepted (adapter)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn lint_list_scrolls_with_its_selection() {
     // Ollama finds something on most nodes of the projection: more rows than a short screen.
     let mut app = lint_app(Profile::Ollama, PLAIN, 80, 24);
