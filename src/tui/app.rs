@@ -786,6 +786,7 @@ impl App {
             request.report = self.report_job(entry);
         }
         let doing = match (request.checks_only, request.report.is_some()) {
+            (false, _) if matches!(then, After::Relinted { .. }) => "linting",
             (false, _) => "projecting",
             (true, true) => "diffing",
             (true, false) => "checking payloads",
@@ -841,7 +842,10 @@ impl App {
             After::Save(staged) => self.saved_version_projected(*staged, done),
             After::Payloads { select, scroll } => self.payloads_checked(done, select, scroll),
             After::Report => {}
-            then => self.show_computed(pending.entry, pending.keep, then, done),
+            then => {
+                let (keep, then) = self.kept_as_now(pending.entry, pending.keep, then);
+                self.show_computed(pending.entry, keep, then, done)
+            }
         }
         if let Some(report) = report {
             self.show_report(report);
@@ -851,6 +855,29 @@ impl App {
         if self.wants_report() && self.pending.is_none() {
             self.request_report();
         }
+    }
+
+    /// What the user has done in the view shown since `keep` was taken from it: moved, folded,
+    /// changed panes. The result keeps that rather than where they were when they asked.
+    fn kept_as_now(&self, entry: usize, keep: Option<Kept>, then: After) -> (Option<Kept>, After) {
+        let now = match (&keep, &self.view) {
+            (
+                Some(Kept {
+                    again: Some(how), ..
+                }),
+                Some(view),
+            ) if view.entry == entry => Kept::keeping(view, self.active_side(), *how),
+            _ => return (keep, then),
+        };
+        let then = match then {
+            After::Relinted { .. } => After::Relinted { link: now.side },
+            After::Reproject { message, .. } => After::Reproject {
+                link: now.side,
+                message,
+            },
+            other => other,
+        };
+        (Some(now), then)
     }
 
     /// Shows the payloads' verdicts checked again for the shown view.
@@ -1471,7 +1498,7 @@ impl App {
             return false;
         }
         let side = self.active_side();
-        let kept = Kept::of(view, side, true);
+        let kept = Kept::keeping(view, side, Keeping::Relint);
         let entry = view.entry;
         self.request_view(entry, Some(kept), After::Relinted { link: side });
         true
@@ -1498,6 +1525,17 @@ impl App {
     /// Links the other tree to `side`'s selection: selects and reveals the first counterpart
     /// and marks all of them.
     pub(super) fn link_from(&mut self, side: Side) {
+        self.link(side, true);
+    }
+
+    /// Marks the other tree's counterparts of `side`'s selection, leaving that tree's own
+    /// selection where it is: the user only moved into `side`'s pane. The detail pane reads
+    /// its "from original" / "projected at" from these marks.
+    fn mark_links_from(&mut self, side: Side) {
+        self.link(side, false);
+    }
+
+    fn link(&mut self, side: Side, select: bool) {
         let Some(view) = &mut self.view else { return };
         let (Some(projection), Some(selected)) =
             (&view.projection, view.panes[side.index()].selected())
@@ -1534,7 +1572,7 @@ impl App {
             let node = linked.remove(i);
             linked.insert(0, node);
         }
-        if let Some(&first) = linked.first() {
+        if select && let Some(&first) = linked.first() {
             other.reveal(first);
         }
         view.panes[side.other().index()].linked = linked;
@@ -1776,39 +1814,7 @@ impl App {
             self.request_again();
             return;
         };
-        let side = self.active_side();
-        let selected = view
-            .pane(side)
-            .selected()
-            .map(|id| view.pane(side).tree.node(id).pointer.to_string())
-            .unwrap_or_default();
-        // Projection pointers change meaning between modes; keep what the user unfolded in
-        // the original, and the selection of whichever tree they were in.
-        let kept = Kept {
-            side,
-            selected,
-            opened: [view.panes[0].opened_pointers(), Vec::new()],
-            other: None,
-            states: None,
-        };
-        let kept = if side == Side::Projection {
-            // The same projection pointer may not exist in the other mode; fall back to the
-            // original counterpart of the selection.
-            let original = view
-                .projection
-                .as_ref()
-                .and_then(|p| p.links.originals(&kept.selected).first().cloned());
-            match original {
-                Some(o) => Kept {
-                    side: Side::Original,
-                    selected: o,
-                    ..kept
-                },
-                None => kept,
-            }
-        } else {
-            kept
-        };
+        let kept = Kept::keeping(view, self.active_side(), Keeping::Mode);
         let then = After::Reproject {
             link: kept.side,
             message: format!("projected again in {mode} mode"),
@@ -1826,7 +1832,7 @@ impl App {
             return;
         };
         let side = self.active_side();
-        let kept = Kept::of(view, side, false);
+        let kept = Kept::keeping(view, side, Keeping::Branches);
         let note = match (policy, self.options.mode) {
             (_, Mode::Inline) => " (it matters in flat mode only)",
             (OpenBranches::Declared, Mode::Flat) => {
@@ -1909,6 +1915,7 @@ impl App {
             Pane::Original | Pane::Projection => {
                 self.last_tree = self.active_side();
                 self.detail_of = DetailOf::Tree;
+                self.mark_links_from(self.last_tree);
             }
             Pane::Payloads => {
                 self.detail_of = DetailOf::Payload;
@@ -2139,9 +2146,70 @@ pub(super) struct Kept {
     pub other: Option<(Side, String)>,
     /// The widget states to reuse (a reload keeps the scroll position).
     pub states: Option<[TreeView; 2]>,
+    /// Taken again from the view on screen when the result arrives: that view stays while
+    /// the same tool is projected or linted, and keys keep moving in it meanwhile.
+    pub again: Option<Keeping>,
+}
+
+/// What a request for the shown tool keeps of where the user is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keeping {
+    /// Another provider: the trees are the same, so everything stays, scrolling included.
+    Relint,
+    /// Another open-branches policy: both trees keep their shape.
+    Branches,
+    /// Another mode: projection pointers change meaning, so only the original's folds stay.
+    Mode,
 }
 
 impl Kept {
+    /// What `view` shows with `side` focused, as `how` keeps it.
+    pub(super) fn keeping(view: &ToolView, side: Side, how: Keeping) -> Kept {
+        let kept = match how {
+            Keeping::Relint => Kept::of(view, side, true),
+            Keeping::Branches => Kept::of(view, side, false),
+            Keeping::Mode => Kept::across_modes(view, side),
+        };
+        Kept {
+            again: Some(how),
+            ..kept
+        }
+    }
+
+    /// The original's folds and the selection of whichever tree the user was in; a
+    /// projection node is kept as its original counterpart, since the same projection pointer
+    /// may not exist in the other mode.
+    fn across_modes(view: &ToolView, side: Side) -> Kept {
+        let selected = view
+            .pane(side)
+            .selected()
+            .map(|id| view.pane(side).tree.node(id).pointer.to_string())
+            .unwrap_or_default();
+        let kept = Kept {
+            side,
+            selected,
+            opened: [view.panes[0].opened_pointers(), Vec::new()],
+            other: None,
+            states: None,
+            again: None,
+        };
+        if side != Side::Projection {
+            return kept;
+        }
+        let original = view
+            .projection
+            .as_ref()
+            .and_then(|p| p.links.originals(&kept.selected).first().cloned());
+        match original {
+            Some(o) => Kept {
+                side: Side::Original,
+                selected: o,
+                ..kept
+            },
+            None => kept,
+        }
+    }
+
     /// What `view` shows with `side` focused: both selections, the unfolded nodes, and the
     /// scroll positions when `with_states` (a relint keeps them; a new projection cannot).
     fn of(view: &ToolView, side: Side, with_states: bool) -> Kept {
@@ -2165,6 +2233,7 @@ impl Kept {
                     view.panes[1].state.borrow().clone(),
                 ]
             }),
+            again: None,
         }
     }
 }

@@ -757,6 +757,7 @@ impl App {
             ],
             other: pointer(side.other()).map(|p| (side.other(), p)),
             states: Some([old.panes[0].state.take(), old.panes[1].state.take()]),
+            again: None,
         };
         let payload = self
             .payload

@@ -612,7 +612,21 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             spans.push(Span::raw(format!("  {}", clip(m, 60))));
         }
     } else {
+        // First, so that a narrow terminal still shows that something is being done: the
+        // view of the same tool stays on screen meanwhile, with nothing else to say so.
+        let busy = app.busy_with();
+        if let Some((doing, elapsed)) = busy {
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(spinner(elapsed), theme.heading()));
+            spans.push(Span::raw(format!(
+                " {doing} {:.1} s",
+                elapsed.as_secs_f64()
+            )));
+        }
         if let Some(entry) = app.current_entry() {
+            if busy.is_some() {
+                spans.push(Span::raw(" │"));
+            }
             if let Some(source) = app.source_of(entry) {
                 spans.push(Span::raw(format!(" {}", clip(file_name(&source.path), 40))));
             }
@@ -634,14 +648,6 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
                 app.options.open_branches.to_string(),
                 theme.heading(),
             ));
-        }
-        if let Some((doing, elapsed)) = app.busy_with() {
-            spans.push(Span::raw(" │ "));
-            spans.push(Span::styled(spinner(elapsed), theme.heading()));
-            spans.push(Span::raw(format!(
-                " {doing} {:.1} s",
-                elapsed.as_secs_f64()
-            )));
         }
         if let Some(profile) = app.profile {
             spans.push(Span::raw(" │ lint "));

@@ -537,6 +537,51 @@ fn keys_move_and_link() {
 }
 
 #[test]
+fn tab_into_the_other_tree_keeps_the_detail_pane_s_counterparts() {
+    let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
+    assert!(app.select_pointer(Side::Original, "/$defs/CreateUser/properties/action"));
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Projection);
+    // Tab only moves the focus: both selections stay where they were.
+    assert_eq!(
+        pointer(&app, Side::Projection),
+        "/properties/op/properties/action"
+    );
+    assert_eq!(
+        pointer(&app, Side::Original),
+        "/$defs/CreateUser/properties/action"
+    );
+    // The projected tag came from both branches, and the detail pane says so.
+    let detail = detail_text(&app, 160);
+    assert!(
+        detail.contains(
+            "from original: #/$defs/CreateUser/properties/action, #/$defs/DeleteUser/properties/action"
+        ),
+        "{detail}"
+    );
+    assert!(!detail.contains("no original node"), "{detail}");
+    assert!(!detail.contains("(no counterpart)"), "{detail}");
+    assert_eq!(
+        linked_pointers(&app, Side::Original),
+        [
+            "/$defs/CreateUser/properties/action",
+            "/$defs/DeleteUser/properties/action"
+        ]
+    );
+    // And back: from the projection into the original, by the other way round the panes.
+    keys(&mut app, "j");
+    let projected = pointer(&app, Side::Projection);
+    key(&mut app, KeyCode::BackTab);
+    assert_eq!(app.focus, Pane::Original);
+    let detail = detail_text(&app, 160);
+    assert!(
+        detail.contains(&format!("projected at: #{projected}")),
+        "{detail}"
+    );
+    assert!(!detail.contains("nowhere"), "{detail}");
+}
+
+#[test]
 fn fold_unfold_expand_collapse() {
     let mut app = open("nested-union-pydantic.json", PLAIN, 160, 45);
     assert!(app.select_pointer(Side::Original, "/$defs/CreateUser"));
@@ -1783,6 +1828,49 @@ fn choosing_a_provider_lints_in_the_background_keeping_the_view() {
     assert!(app.view.as_ref().unwrap().report.is_some());
     assert_eq!(pointer(&app, Side::Original), before);
     assert_eq!(screen(&app), screen(&inline));
+}
+
+#[test]
+fn moving_while_the_same_tool_is_linted_or_projected_again_is_kept() {
+    let mut app = open_by_hand("nested-union-pydantic.json", 80, 24);
+    run_worker(&mut app);
+    // A provider chosen: the lint runs in the background, and a narrow status bar says so.
+    keys(&mut app, "p");
+    assert!(app.pending.is_some());
+    let screen = screen(&app);
+    let status = screen.lines().last().unwrap_or_default().trim_matches('"');
+    assert!(status.starts_with(" ⠋ linting 0.0 s │ "), "{status}");
+    // Keys keep working meanwhile, and what they did survives the lint's arrival.
+    keys(&mut app, "jjjjj");
+    let moved = pointer(&app, Side::Original);
+    assert_eq!(moved, "/$defs/CreateUser/properties/action");
+    keys(&mut app, "kh");
+    let folded = pointer(&app, Side::Original);
+    assert_eq!(folded, "/$defs/CreateUser");
+    let opened = |app: &App| {
+        let mut open = app.view.as_ref().unwrap().panes[0].opened_pointers();
+        open.sort();
+        open
+    };
+    let unfolded = opened(&app);
+    assert!(!unfolded.iter().any(|p| p == "/$defs/CreateUser"));
+    assert_eq!(run_worker(&mut app), Some(2));
+    assert!(app.view.as_ref().is_some_and(|v| v.report.is_some()));
+    assert_eq!(pointer(&app, Side::Original), folded);
+    assert_eq!(opened(&app), unfolded);
+    // The same for another open-branches policy and another mode.
+    keys(&mut app, "o");
+    keys(&mut app, "j");
+    let moved = pointer(&app, Side::Original);
+    assert_ne!(moved, folded);
+    run_worker(&mut app);
+    assert_eq!(pointer(&app, Side::Original), moved);
+    keys(&mut app, "m");
+    keys(&mut app, "j");
+    let moved = pointer(&app, Side::Original);
+    run_worker(&mut app);
+    assert_eq!(app.options.mode, Mode::Inline);
+    assert_eq!(pointer(&app, Side::Original), moved);
 }
 
 #[test]
