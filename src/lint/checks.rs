@@ -141,7 +141,7 @@ impl<'a> SchemaCx<'a> {
         if at.is_empty() {
             return Some(0);
         }
-        let value = self.root.pointer(at)?;
+        let value = resolve(self.root, at)?;
         let by_value = self.by_value.get_or_init(|| {
             self.nodes
                 .iter()
@@ -181,6 +181,33 @@ impl<'a> SchemaCx<'a> {
     pub fn order(&self, at: &str) -> usize {
         self.find(at).unwrap_or(usize::MAX)
     }
+}
+
+/// [`Value::pointer`], without copying the tokens that have no escape in them: the lint
+/// looks up a pointer for each hit of a rule that reads the whole schema, at every copy of an
+/// inlined definition, and copying each token of a deep pointer cost more than the lookup.
+pub(super) fn resolve<'v>(root: &'v Value, at: &str) -> Option<&'v Value> {
+    if at.is_empty() {
+        return Some(root);
+    }
+    at.strip_prefix('/')?
+        .split('/')
+        .try_fold(root, |target, token| {
+            let token = crate::pointer::unescape(token);
+            match target {
+                Value::Object(map) => map.get(token.as_ref()),
+                Value::Array(list) => array_index(&token).and_then(|i| list.get(i)),
+                _ => None,
+            }
+        })
+}
+
+/// An array index as [`Value::pointer`] reads one: digits, no sign, no leading zero.
+fn array_index(token: &str) -> Option<usize> {
+    if token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {
+        return None;
+    }
+    token.parse().ok()
 }
 
 /// `type` names `name` (alone or in a list). Called for every node by several rules, so it

@@ -475,8 +475,16 @@ fn local_hits(
                 if claimed_before {
                     continue;
                 }
-                let mut hit = r.hit.clone();
-                hit.pointer = format!("{at}{}", r.suffix);
+                // The class's hit with this member's place (its own pointer is not copied).
+                let mut pointer = String::with_capacity(at.len() + r.suffix.len());
+                pointer.push_str(at);
+                pointer.push_str(&r.suffix);
+                let hit = Hit {
+                    pointer,
+                    keyword: r.hit.keyword.clone(),
+                    detail: r.hit.detail.clone(),
+                    item: r.hit.item.clone(),
+                };
                 out.push(((true, order, r.rank), r.rule, hit));
             }
         }

@@ -283,3 +283,39 @@ fn a_rule_filter_gives_the_full_lint_filtered() {
     }
     assert!(compared > 100, "only {compared} findings compared");
 }
+
+/// The lint's own pointer lookup reads every pointer as `Value::pointer` does: escapes, array
+/// indices (no sign, no leading zero), empty tokens, misses.
+#[test]
+fn node_lookup_resolves_pointers_as_serde_json_does() {
+    let doc = json!({
+        "a/b": {"m~n": [10, {"": {"x": 1}}]},
+        "": {"": 2},
+        "~1": 3,
+        "list": [0, 1, 2],
+    });
+    let pointers = [
+        "",
+        "/",
+        "//",
+        "/a~1b",
+        "/a~1b/m~0n",
+        "/a~1b/m~0n/1//x",
+        "/~01",
+        "/~1",
+        "/list/0",
+        "/list/2",
+        "/list/3",
+        "/list/01",
+        "/list/+1",
+        "/list/-1",
+        "/list/",
+        "a",
+        "/a/b",
+        "/a~1b/m~0n/0/x",
+        "/~2",
+    ];
+    for p in pointers {
+        assert_eq!(super::checks::resolve(&doc, p), doc.pointer(p), "{p}");
+    }
+}

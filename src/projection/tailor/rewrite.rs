@@ -8,6 +8,7 @@ mod distribute;
 mod encode;
 mod fit;
 mod merge;
+mod quiet;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -16,6 +17,8 @@ use serde_json::{Map, Value, json};
 
 pub(super) use encode::WRAP_PROPERTY;
 use encode::{Position, carrier_keys};
+#[cfg(test)]
+pub(super) use fit::expected_carrier;
 
 use super::{
     Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Trace, Unresolved,
@@ -114,6 +117,31 @@ pub(super) fn run(
     options: TailorOptions,
     trace: Trace,
 ) -> Tailored {
+    // The lint's tailoring (untraced, lossy) of a projection far over the size limits: the
+    // property the fit is expected to carry is walked without records (see `quiet`).
+    let lint_walk =
+        trace == Trace::Skipped && options.lossy && steps(profile).contains(&Step::FitLimits);
+    let expected = (lint_walk && fit::may_expect_carrier(&projection))
+        .then(|| fit::expected_carrier(profile, &projection.schema))
+        .flatten();
+    match run_expecting(projection, profile, options, trace, expected.as_deref()) {
+        Ok(tailored) => tailored,
+        Err(projection) => match run_expecting(*projection, profile, options, trace, None) {
+            Ok(tailored) => tailored,
+            Err(_) => unreachable!("a walk that leaves nothing out holds"),
+        },
+    }
+}
+
+/// [`run`], the walk leaving out the records inside the property at projection pointer
+/// `expected`; the projection back when that changed the result (see [`Walk::quiet_held`]).
+pub(super) fn run_expecting<'p>(
+    projection: Cow<'p, Projection>,
+    profile: Profile,
+    options: TailorOptions,
+    trace: Trace,
+    expected: Option<&str>,
+) -> Result<Tailored, Box<Cow<'p, Projection>>> {
     let table = steps(profile);
     // A table that only looks at the root rewrites nothing: walking a large projection to copy
     // it node by node would only cost time.
@@ -122,14 +150,14 @@ pub(super) fn run(
         if trace == Trace::Skipped {
             projection.trace.clear();
         }
-        return Tailored {
+        return Ok(Tailored {
             projection,
             profile,
             adapters: Vec::new(),
             unresolved,
-        };
+        });
     }
-    let (mut t, mut schema) = walk_traced(&projection, profile, options, trace);
+    let (mut t, mut schema) = walk_traced(&projection, profile, options, trace, expected);
     if table.contains(&Step::CarryDeep) {
         if !options.lossy {
             // The lossy form is deeper (null alternatives, markers) and carries values the
@@ -156,6 +184,10 @@ pub(super) fn run(
     if table.contains(&Step::Limits) {
         t.limits(&schema);
     }
+    if !t.quiet_held() {
+        drop((t, schema));
+        return Err(Box::new(projection));
+    }
     let trace_kept = trace;
     let Walk {
         links,
@@ -181,7 +213,7 @@ pub(super) fn run(
     } else {
         draft
     };
-    Tailored {
+    Ok(Tailored {
         projection: Projection {
             schema,
             mode,
@@ -192,7 +224,7 @@ pub(super) fn run(
         profile,
         adapters,
         unresolved,
-    }
+    })
 }
 
 /// The projection's trace with each entry at its node's tailored place, then the walk's own.
@@ -220,16 +252,18 @@ fn moved_trace(
 /// The node-by-node walk (and the root wrapper), before the steps that look at the whole
 /// result.
 fn walk(projection: &Projection, profile: Profile, options: TailorOptions) -> (Walk<'_>, Value) {
-    walk_traced(projection, profile, options, Trace::Kept)
+    walk_traced(projection, profile, options, Trace::Kept, None)
 }
 
-/// [`walk`], writing the trace of each step or not.
-fn walk_traced(
-    projection: &Projection,
+/// [`walk`], writing the trace of each step or not, and the records inside the property at
+/// projection pointer `expected` or not.
+fn walk_traced<'a>(
+    projection: &'a Projection,
     profile: Profile,
     options: TailorOptions,
     trace: Trace,
-) -> (Walk<'_>, Value) {
+    expected: Option<&str>,
+) -> (Walk<'a>, Value) {
     let new = || Walk {
         traced: trace == Trace::Kept,
         // Only the trace's move to the tailored places and the sound form's replay of the
@@ -239,6 +273,7 @@ fn walk_traced(
             Trace::Kept => Links::default(),
             Trace::Skipped => Links::forward_only(),
         },
+        quiet: expected.map(quiet::Quiet::expecting),
         ..Walk::new(projection, profile, options)
     };
     let mut t = new();
@@ -466,6 +501,9 @@ struct Walk<'a> {
     merges: merge::Merges,
     /// The projection, for what a step must know of the whole (read on demand).
     projection_schema: &'a Value,
+    /// The property expected to be carried as JSON text, whose inside is walked without
+    /// records (lint only; see [`quiet`]).
+    quiet: Option<quiet::Quiet>,
 }
 
 impl<'a> Walk<'a> {
@@ -499,6 +537,7 @@ impl<'a> Walk<'a> {
             fitted: Vec::new(),
             merges: merge::Merges::default(),
             projection_schema: &projection.schema,
+            quiet: None,
             dropped_maps: if steps(profile).contains(&Step::EncodeDroppedMaps) {
                 maps_losing_their_values(&projection.schema)
             } else {
@@ -683,8 +722,12 @@ fn is_null_schema(v: &Value) -> bool {
 }
 
 impl Walk<'_> {
+    /// Whether the profile's table has a step of this kind. Asked with steps without fields,
+    /// where the kind is the step: comparing kinds costs less than comparing steps, and the
+    /// walk asks a dozen times at every node.
     fn has(&self, step: Step) -> bool {
-        self.table.contains(&step)
+        let kind = std::mem::discriminant(&step);
+        self.table.iter().any(|s| std::mem::discriminant(s) == kind)
     }
 
     fn originals(&self, at: &str) -> Vec<String> {
@@ -721,6 +764,9 @@ impl Walk<'_> {
     }
 
     fn unresolved(&mut self, pointer: &str, rule: &'static str, why: String) {
+        if !self.keeps(pointer) {
+            return;
+        }
         self.unresolved.push(Unresolved {
             pointer: pointer.to_owned(),
             rule,
@@ -745,7 +791,10 @@ impl Walk<'_> {
             .take()
             .or_else(|| beside_strings.then(|| encode::JSON_KEY.to_owned()));
         self.rename(from, out);
-        self.links.insert(out.to_owned(), self.originals(from));
+        if self.keeps(out) {
+            self.links.insert(out.to_owned(), self.originals(from));
+        }
+        self.enter_quiet(from, out);
         // `true` accepts anything, like `{}`: carried the same way where the provider needs it.
         let schema = if schema == Value::Bool(true)
             && position == Position::Value
@@ -919,12 +968,15 @@ impl Walk<'_> {
                 "anyOf" | "oneOf" => shaped,
                 _ => false,
             };
+            // Which positions hold subschemas comes from the one keyword table.
+            let Some(slot) = keywords::lookup(&key).map(|k| k.slot) else {
+                continue;
+            };
             let from_k = pointer::push(from, &key);
             let out_k = pointer::push(out, &key);
             let value = m.get_mut(&key).expect("key listed above");
-            // Which positions hold subschemas comes from the one keyword table.
-            match keywords::lookup(&key).map(|k| k.slot) {
-                Some(Slot::Map | Slot::MapOfSchemaOrNames) => {
+            match slot {
+                Slot::Map | Slot::MapOfSchemaOrNames => {
                     let Value::Object(members) = value else {
                         continue;
                     };
@@ -983,7 +1035,7 @@ impl Walk<'_> {
                         members.insert(name, done);
                     }
                 }
-                Some(Slot::Single | Slot::SingleOrArray) => {
+                Slot::Single | Slot::SingleOrArray => {
                     if let Value::Array(list) = value {
                         for (i, child) in list.iter_mut().enumerate() {
                             self.position = Position::under(&key);
@@ -1001,7 +1053,7 @@ impl Walk<'_> {
                         *value = self.node_owned(std::mem::take(value), &from_k, &out_k);
                     }
                 }
-                Some(Slot::Array) => {
+                Slot::Array => {
                     if let Value::Array(list) = value {
                         let union = key == "anyOf" || key == "oneOf";
                         let keys = if union {
@@ -1053,7 +1105,6 @@ impl Walk<'_> {
                         }
                     }
                 }
-                _ => {}
             }
         }
     }
@@ -1543,6 +1594,7 @@ impl Walk<'_> {
 
     /// Forgets what was done inside a subschema that was then dropped.
     fn purge(&mut self, prefix: &str) {
+        self.note_purge(prefix);
         self.adapters
             .retain(|a| !pointer::is_within(a.at(), prefix));
         self.trace.retain(|e| !pointer::is_within(&e.at, prefix));
@@ -1768,20 +1820,22 @@ impl Walk<'_> {
             self.purge(&pointer::push(out, "additionalProperties"));
         }
         m.insert("additionalProperties".into(), Value::Bool(false));
-        self.adapters.push(Adapter::DropUnknownKeys {
-            at: out.to_owned(),
+        if !self.keeps(out) {
+            return;
+        }
+        // Made only when traced: the lint's walk closes an object at every inlined copy.
+        let detail = self.traced.then(|| Tailoring::CloseObject {
+            profile: self.profile,
+            was: was.to_owned(),
             known: known.clone(),
         });
-        self.record(
-            Rule::TailorCloseObject,
-            out,
-            from,
-            Tailoring::CloseObject {
-                profile: self.profile,
-                was: was.to_owned(),
-                known,
-            },
-        );
+        self.adapters.push(Adapter::DropUnknownKeys {
+            at: out.to_owned(),
+            known,
+        });
+        if let Some(detail) = detail {
+            self.record(Rule::TailorCloseObject, out, from, detail);
+        }
     }
 
     fn require_all(
@@ -1802,7 +1856,6 @@ impl Walk<'_> {
             let Some(&planned) = plans.get(name) else {
                 continue;
             };
-            let at = pointer::push(&pointer::push(out, "properties"), name);
             // Planned on the projection's schema; a step below may have changed its shape since
             // (a dropped keyword, an encoding), so a null type or alternative goes where the
             // tailored schema now takes it.
@@ -1824,6 +1877,7 @@ impl Walk<'_> {
                     }
                 }
                 NullForm::MarkedAlternative => {
+                    let at = pointer::push(&pointer::push(out, "properties"), name);
                     if let (Some(Value::Array(alts)), Some(marker)) =
                         (schema.get_mut("anyOf"), self.markers.get(&at))
                     {
@@ -1843,13 +1897,19 @@ impl Walk<'_> {
             required.push(Value::String(name.clone()));
         }
         m.insert("required".into(), Value::Array(required));
+        // Inside the expected carrier (lint only, untraced) nothing below is written.
+        if !self.keeps(out) {
+            return;
+        }
         let names: Vec<String> = made.iter().map(|(n, _)| n.clone()).collect();
         for (name, form) in made {
+            let alternative = matches!(form, NullForm::Alternative | NullForm::MarkedAlternative);
+            if !alternative && !self.traced {
+                continue;
+            }
             let at = pointer::push(&pointer::push(out, "properties"), &name);
             let prop_from = pointer::push(&pointer::push(from, "properties"), &name);
-            if matches!(form, NullForm::Alternative | NullForm::MarkedAlternative)
-                && let Some(Value::Array(alts)) = m["properties"][&name].get("anyOf")
-            {
+            if alternative && let Some(Value::Array(alts)) = m["properties"][&name].get("anyOf") {
                 let last = pointer::push_index(&pointer::push(&at, "anyOf"), alts.len() - 1);
                 self.links.insert(last, self.originals(&prop_from));
             }

@@ -1070,3 +1070,105 @@ fn the_sound_form_drops_the_enums_the_lossy_form_drops() {
         sound.projection.schema
     );
 }
+
+#[path = "../../../tests/support/ref_fan.rs"]
+mod ref_fan;
+
+/// The lint's tailoring (untraced) with every record written: no carrier expected.
+fn walked_in_full(projection: &Projection, profile: Profile) -> Tailored {
+    let full = rewrite::run_expecting(
+        std::borrow::Cow::Borrowed(projection),
+        profile,
+        TailorOptions::default(),
+        Trace::Skipped,
+        None,
+    );
+    full.unwrap_or_else(|_| panic!("a walk that leaves nothing out holds"))
+}
+
+/// The lint's tailoring walked without records inside the carrier expected on the projection
+/// (asserted to be the root property); `None` when that did not hold.
+fn walked_expecting_root(projection: &Projection, profile: Profile) -> Option<Tailored> {
+    let expected = rewrite::expected_carrier(profile, &projection.schema);
+    assert_eq!(expected.as_deref(), Some("/properties/root"), "{profile}");
+    rewrite::run_expecting(
+        std::borrow::Cow::Borrowed(projection),
+        profile,
+        TailorOptions::default(),
+        Trace::Skipped,
+        expected.as_deref(),
+    )
+    .ok()
+}
+
+/// What the lint reads of a tailoring: the schema, its links back, adapters, unresolved.
+fn assert_same_tailoring(got: &Tailored, full: &Tailored, at: &str) {
+    assert_eq!(got.projection.schema, full.projection.schema, "{at}");
+    assert!(
+        got.projection.links.iter().eq(full.projection.links.iter()),
+        "{at}"
+    );
+    assert_eq!(got.adapters, full.adapters, "{at}");
+    assert_eq!(got.unresolved, full.unresolved, "{at}");
+}
+
+/// Issue 10's ref-fan, inlined, is far over OpenAI's and Anthropic's size limits, and the fit
+/// carries its one root property as JSON text: the lint's walk leaves out the records inside
+/// that property, and its result is the full walk's.
+#[test]
+fn the_expected_carrier_is_walked_without_records_and_the_result_is_the_full_walks() {
+    let doc = ref_fan::document(5, 6, true);
+    let projection = project(&doc, &Options::inline()).expect("projects");
+    for profile in [Profile::OpenAiStrict, Profile::AnthropicStrict] {
+        let quiet = walked_expecting_root(&projection, profile)
+            .unwrap_or_else(|| panic!("{profile}: the root property is carried"));
+        let full = walked_in_full(&projection, profile);
+        assert_same_tailoring(&quiet, &full, &format!("{profile}"));
+        assert!(
+            full.adapters
+                .iter()
+                .any(|a| matches!(a, Adapter::JsonText { at, .. } if at == "/properties/root"))
+        );
+        let lint = tailor_traced(
+            std::borrow::Cow::Borrowed(&projection),
+            profile,
+            Trace::Skipped,
+        );
+        assert_same_tailoring(&lint, &full, &format!("{profile}, as the lint asks"));
+    }
+}
+
+/// Counted on the projection, the root property holds 6,000 optional properties (inside a
+/// `not`), but Anthropic strict drops the `not`, and the tailored schema fits without carrying
+/// anything: the walk without records does not hold, and the lint gets the full walk's result.
+#[test]
+fn an_expected_carrier_the_fit_leaves_is_walked_again_in_full() {
+    let many: Map<String, Value> = (0..6000)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
+    let doc = json!({
+        "type": "object",
+        "properties": {"root": {
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "not": {"type": "object", "properties": many},
+        }},
+        "required": ["root"],
+    });
+    let projection = project(&doc, &Options::inline()).expect("projects");
+    let profile = Profile::AnthropicStrict;
+    let quiet = walked_expecting_root(&projection, profile);
+    assert!(quiet.is_none(), "nothing is carried");
+    let full = walked_in_full(&projection, profile);
+    assert!(
+        full.adapters
+            .iter()
+            .all(|a| !matches!(a, Adapter::JsonText { .. }))
+    );
+    let lint = tailor_traced(
+        std::borrow::Cow::Borrowed(&projection),
+        profile,
+        Trace::Skipped,
+    );
+    assert_same_tailoring(&lint, &full, "anthropic-strict, `not` dropped");
+}

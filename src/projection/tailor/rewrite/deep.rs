@@ -132,6 +132,7 @@ impl Walk<'_> {
             return;
         };
         let old = std::mem::take(node);
+        self.note_carry(at, &old);
         let property = property_of(at);
         // An optional property made required is sent as `null` when absent, after its value
         // is encoded: the text must let that `null` through. An explicit `null` is encoded

@@ -245,7 +245,11 @@ impl Walk<'_> {
     /// that each alternative says its kind as the provider wants, and none of them is mistaken
     /// for a value that may be anything.
     pub(super) fn distribute_type(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
-        let Some(ty) = m.get("type").cloned() else {
+        // Each step below reads a union's alternatives (most nodes have none).
+        let union = ["anyOf", "oneOf"]
+            .iter()
+            .any(|k| m.get(*k).is_some_and(Value::is_array));
+        let Some(ty) = m.get("type").filter(|_| union).cloned() else {
             return;
         };
         let mut done = Vec::new();

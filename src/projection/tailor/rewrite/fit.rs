@@ -21,12 +21,13 @@
 //! lint accepts.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use serde_json::{Map, Value, json};
 
 use super::encode::{free_name, kind_of};
 use super::{ANNOTATIONS, Walk, nearest_originals, required_names};
-use crate::lint::{Check, Counted, Limit};
+use crate::lint::{Check, Counted, Limit, Profile};
 use crate::pointer;
 use crate::projection::tailor::{Adapter, LimitCount, Tailoring};
 use crate::projection::{Detail, Rule, TraceEntry};
@@ -196,8 +197,9 @@ enum Move {
 /// another alternative), and no `$ref` points into it.
 #[derive(Debug, Clone)]
 struct Candidate {
-    /// The property's object; for an enum, the schema holding it.
-    object: String,
+    /// The property's object; for an enum, the schema holding it. Shared by the properties of
+    /// one object: a large projection has a hundred thousand candidates per pass.
+    object: Rc<str>,
     /// The property's name; empty for an enum.
     name: String,
     /// An `enum` that may be dropped, rather than a property that may be carried.
@@ -227,48 +229,167 @@ struct Bundle {
     originals: Vec<String>,
 }
 
-impl Walk<'_> {
-    /// The profile's size limits that a carried property lowers, from its lint rules.
-    fn size_bounds(&self) -> Vec<Bound> {
-        self.profile
-            .rules()
-            .iter()
-            .filter_map(|r| {
-                let (measure, max) = match r.applies {
-                    Check::ToolSet {
-                        counted: Counted::OptionalProperties,
-                        max,
-                    } => (Measure::Optional, max),
-                    Check::ToolSet {
-                        counted: Counted::UnionProperties,
-                        max,
-                    } => (Measure::Unions, max),
-                    Check::Limit(Limit::Properties(max)) => (Measure::Properties, max),
-                    Check::Limit(Limit::EnumValues(max)) => (Measure::EnumValues, max),
-                    Check::Limit(Limit::StringChars(max)) => (Measure::Chars, max),
-                    _ => return None,
-                };
-                Some(Bound { measure, max })
-            })
-            .collect()
-    }
-
-    /// The profile's limit on one large string enum, from its lint rules.
-    fn large_enum(&self) -> Option<LargeEnum> {
-        self.profile.rules().iter().find_map(|r| match r.applies {
-            Check::Limit(Limit::LargeStringEnum { values, chars }) => {
-                Some(LargeEnum { values, chars })
-            }
-            _ => None,
+/// The profile's size limits that a carried property lowers, from its lint rules.
+fn size_bounds(profile: Profile) -> Vec<Bound> {
+    profile
+        .rules()
+        .iter()
+        .filter_map(|r| {
+            let (measure, max) = match r.applies {
+                Check::ToolSet {
+                    counted: Counted::OptionalProperties,
+                    max,
+                } => (Measure::Optional, max),
+                Check::ToolSet {
+                    counted: Counted::UnionProperties,
+                    max,
+                } => (Measure::Unions, max),
+                Check::Limit(Limit::Properties(max)) => (Measure::Properties, max),
+                Check::Limit(Limit::EnumValues(max)) => (Measure::EnumValues, max),
+                Check::Limit(Limit::StringChars(max)) => (Measure::Chars, max),
+                _ => return None,
+            };
+            Some(Bound { measure, max })
         })
-    }
+        .collect()
+}
 
+/// The profile's limit on one large string enum, from its lint rules.
+fn large_enum(profile: Profile) -> Option<LargeEnum> {
+    profile.rules().iter().find_map(|r| match r.applies {
+        Check::Limit(Limit::LargeStringEnum { values, chars }) => Some(LargeEnum { values, chars }),
+        _ => None,
+    })
+}
+
+/// The property (projection pointer) that the fit is expected to carry as JSON text, read on
+/// the projection in one pass that writes nothing: the deepest, then last, property (where the
+/// fit may carry one) that alone holds what is over every limit, when some limit other than the
+/// enum measures is over (else enums go first) and it holds at least [`QUIET_PROPERTIES`]
+/// properties. The tailored schema counts a little otherwise (nulls, carriers), and `$ref`
+/// targets are not carried, so this is only an expectation; [`super::quiet`] checks it.
+pub(in crate::projection::tailor) fn expected_carrier(
+    profile: Profile,
+    schema: &Value,
+) -> Option<String> {
+    let bounds = size_bounds(profile);
+    let mut estimate = Estimate::default();
+    let total = estimate.node(schema, true, 0);
+    let over = |b: &Bound| total.get(b.measure) > b.max;
+    let enums = |b: &Bound| matches!(b.measure, Measure::EnumValues | Measure::Chars);
+    if estimate.refs || !bounds.iter().any(|b| over(b) && !enums(b)) {
+        return None;
+    }
+    let covers = |p: &Sizable| {
+        let mut gain = p.inner;
+        gain.add(Measure::Unions, p.unions);
+        bounds
+            .iter()
+            .all(|b| total.get(b.measure).saturating_sub(gain.get(b.measure)) <= b.max)
+    };
+    // Found in post-order: among properties of equal depth, the later is the last in document
+    // order.
+    let found = estimate.large.iter().filter(|&p| covers(p));
+    found.max_by_key(|p| p.depth).map(|p| p.pointer.clone())
+}
+
+/// One pass of [`expected_carrier`]: the counts of each subtree as the fit's [`Scan`] counts
+/// them, remembering only the properties it could carry that hold many.
+#[derive(Default)]
+struct Estimate<'a> {
+    /// The way down, as pointer tokens.
+    path: Vec<std::borrow::Cow<'a, str>>,
+    large: Vec<Sizable>,
+    /// Some `$ref` is in the schema (its targets are not carried).
+    refs: bool,
+}
+
+/// A property that could be carried, with many properties inside.
+struct Sizable {
+    pointer: String,
+    depth: usize,
+    inner: Counts,
+    /// 1 when the property itself is a union (carried, it no longer is).
+    unions: usize,
+}
+
+impl<'a> Estimate<'a> {
+    fn node(&mut self, v: &'a Value, clear: bool, depth: usize) -> Counts {
+        let Value::Object(m) = v else {
+            return Counts::default();
+        };
+        self.refs |= m.contains_key("$ref");
+        let mut total = own_counts(m);
+        let plain = m
+            .keys()
+            .all(|k| PLAIN_OBJECT.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()));
+        for (key, child) in m {
+            if DATA.contains(&key.as_str()) {
+                continue;
+            }
+            self.path.push(pointer::escape(key));
+            match (key.as_str(), child) {
+                ("properties", Value::Object(props)) => {
+                    for (name, schema) in props {
+                        self.path.push(pointer::escape(name));
+                        let inner = self.node(schema, clear && plain, depth + 1);
+                        total = total.plus(inner);
+                        if clear && plain && inner.get(Measure::Properties) >= QUIET_PROPERTIES {
+                            let own = property_counts(name, schema, false);
+                            self.large.push(Sizable {
+                                pointer: self.path.iter().fold(String::new(), |mut p, t| {
+                                    p.push('/');
+                                    p.push_str(t);
+                                    p
+                                }),
+                                depth,
+                                inner,
+                                unions: own.get(Measure::Unions),
+                            });
+                        }
+                        self.path.pop();
+                    }
+                }
+                ("items", Value::Object(_)) => {
+                    total = total.plus(self.node(child, clear && plain_array(m), depth));
+                }
+                (_, Value::Object(sub)) if is_schema_map(key) => {
+                    for schema in sub.values() {
+                        total = total.plus(self.node(schema, false, depth));
+                    }
+                }
+                (_, Value::Object(_)) => total = total.plus(self.node(child, false, depth)),
+                (_, Value::Array(list)) => {
+                    for item in list {
+                        total = total.plus(self.node(item, false, depth));
+                    }
+                }
+                _ => {}
+            }
+            self.path.pop();
+        }
+        total
+    }
+}
+
+/// Whether [`expected_carrier`] is worth its pass: a projection with fewer linked nodes than
+/// [`QUIET_PROPERTIES`] (most tools) has no property holding that many.
+pub(super) fn may_expect_carrier(projection: &crate::projection::Projection) -> bool {
+    projection.links.len() >= QUIET_PROPERTIES
+}
+
+/// Below this many properties inside it, a property is walked with its records as any other:
+/// leaving them out saves little, and an expectation the walk then contradicts costs a
+/// second walk.
+const QUIET_PROPERTIES: usize = 1_000;
+
+impl Walk<'_> {
     /// Carries properties as JSON text (and bundles optional ones) until the schema is within
     /// the profile's size limits, or nothing left can be carried (then the limit step reports
     /// what is still over).
     pub(in crate::projection::tailor) fn fit_limits(&mut self, schema: &mut Value) {
-        let bounds = self.size_bounds();
-        let large_enum = self.large_enum();
+        let bounds = size_bounds(self.profile);
+        let large_enum = large_enum(self.profile);
         if bounds.is_empty() && large_enum.is_none() {
             return;
         }
@@ -306,11 +427,11 @@ impl Walk<'_> {
             let object_from = self
                 .renames
                 .iter()
-                .find(|(_, to)| **to == c.object)
+                .find(|(_, to)| to.as_str() == &*c.object)
                 .map(|(from, _)| from.clone());
             self.fitted.push(Planned {
                 object_from,
-                object_out: c.object.clone(),
+                object_out: c.object.to_string(),
                 name: c.name.clone(),
                 how,
                 limits: limits.clone(),
@@ -665,9 +786,10 @@ fn best_property<'c>(
     // The bundle itself is one more optional property: the first property moved into it
     // gains nothing on its own, the second and later one each. An object with two or more to
     // move is scored as if its bundle were there.
-    let mut movable: BTreeMap<&str, usize> = BTreeMap::new();
+    // By the object's shared pointer (one per object in a scan), not its text.
+    let mut movable: std::collections::HashMap<*const str, usize> = Default::default();
     for c in candidates.iter().filter(|c| bundled(c)) {
-        *movable.entry(c.object.as_str()).or_default() += 1;
+        *movable.entry(Rc::as_ptr(&c.object)).or_default() += 1;
     }
     candidates
         .iter()
@@ -676,7 +798,7 @@ fn best_property<'c>(
         .filter_map(|(order, c)| {
             let how = if bundled(c) { Move::Bundle } else { Move::Text };
             let has_bundle =
-                bundles.contains_key(&c.object) || movable.get(c.object.as_str()) >= Some(&2);
+                bundles.contains_key(&*c.object) || movable.get(&Rc::as_ptr(&c.object)) >= Some(&2);
             let score = score(&gain(c, how, has_bundle), over);
             (score > 0).then_some((score, c.depth, order, c, how))
         })
@@ -835,12 +957,14 @@ impl Scan<'_> {
             .all(|k| PLAIN_OBJECT.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()));
         let required = required_names(m);
         for (key, child) in m {
-            if DATA.contains(&key.as_str()) {
+            // Keywords with a plain value hold no subschema (and need no pointer).
+            if DATA.contains(&key.as_str()) || !(child.is_object() || child.is_array()) {
                 continue;
             }
             let child_at = pointer::push(at, key);
             match (key.as_str(), child) {
                 ("properties", Value::Object(props)) => {
+                    let mut object: Option<Rc<str>> = None;
                     for (name, schema) in props {
                         let prop_at = pointer::push(&child_at, name);
                         let inner = self.node(schema, &prop_at, clear && plain, depth + 1, out);
@@ -848,7 +972,7 @@ impl Scan<'_> {
                         if clear && plain && self.carryable(&prop_at, schema) {
                             let optional = !required.contains(name);
                             out.push(Candidate {
-                                object: at.to_owned(),
+                                object: Rc::clone(object.get_or_insert_with(|| Rc::from(at))),
                                 name: name.clone(),
                                 is_enum: false,
                                 large: false,
@@ -931,7 +1055,7 @@ impl Scan<'_> {
                 && chars > l.chars
         });
         Some(Candidate {
-            object: at.to_owned(),
+            object: Rc::from(at),
             name: String::new(),
             is_enum: true,
             large,
