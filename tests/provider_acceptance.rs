@@ -1033,16 +1033,7 @@ fn an_all_of_of_plain_objects_is_one_object() {
 /// never a merge that accepts more or less than the original.
 #[test]
 fn an_all_of_whose_parts_declare_one_name_differently_is_left_and_reported() {
-    let schema = json!({
-        "type": "object",
-        "properties": {"c": {"anyOf": [
-            {"type": "object", "allOf": [
-                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
-                {"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}}]},
-            {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
-        ]}},
-        "required": ["c"]
-    });
+    let schema = support::all_of_clash();
     let tool = bare_tool(&schema, "clash");
     let options = Options::inline();
     let projection = schemalens::project_tool(&tool, &options).expect("projected");
@@ -1071,6 +1062,23 @@ fn an_all_of_whose_parts_declare_one_name_differently_is_left_and_reported() {
             lint.verdict(Form::Tailored),
             Verdict::Rejected,
             "{provider}: lint's tailored verdict"
+        );
+        // What `project --provider` warns of: the rule lint rejects with, not silence.
+        let rejected_by: Vec<&str> = lint
+            .form(Form::Tailored)
+            .groups
+            .iter()
+            .filter(|g| g.finding.is_error())
+            .map(|g| g.finding.rule)
+            .collect();
+        let warned: Vec<&str> = t
+            .still_failing(Some("clash"))
+            .iter()
+            .map(|u| u.rule)
+            .collect();
+        assert!(
+            rejected_by.iter().all(|r| warned.contains(r)),
+            "{provider}: lint rejects with {rejected_by:?}, project warns of {warned:?}"
         );
     }
 }
@@ -1118,6 +1126,9 @@ struct Tally {
     payloads: usize,
     adapted_changed: usize,
     lost: Vec<String>,
+    /// `server/tool: rules`: rejected by the checker while `project --provider` warns of
+    /// nothing ([`Tailored::still_failing`] empty): a rejection the user is not told of.
+    silent: Vec<String>,
 }
 
 /// The validator for the tailored schema, configured as the original's (the dialect its
@@ -1215,6 +1226,16 @@ fn judge(
     if rejections.is_empty() {
         tally.accepted += 1;
     } else {
+        if t.still_failing(Some(&tool.name)).is_empty() {
+            let mut rules: Vec<&str> = rejections.iter().map(|r| r.rule).collect();
+            rules.sort();
+            rules.dedup();
+            tally.silent.push(format!(
+                "{key}: [{}] e.g. {}",
+                rules.join(", "),
+                rejections[0]
+            ));
+        }
         tally.rejected.insert(key.clone(), rejections);
     }
     if payloads.is_empty() {
@@ -1310,11 +1331,12 @@ fn first_difference(sent: &Value, back: &Value, at: &str) -> String {
 
 fn report(provider: Provider, mode: &str, tally: &Tally) {
     eprintln!(
-        "\n{provider} ({mode}): {}/{} tools accepted ({:.1} %), {} without output; {} valid payloads ({} changed by the adapter), {} lost",
+        "\n{provider} ({mode}): {}/{} tools accepted ({:.1} %), {} without output, {} rejected without a warning; {} valid payloads ({} changed by the adapter), {} lost",
         tally.accepted,
         tally.tools,
         100.0 * tally.accepted as f64 / tally.tools.max(1) as f64,
         tally.no_output.len(),
+        tally.silent.len(),
         tally.payloads,
         tally.adapted_changed,
         tally.lost.len()
@@ -1344,6 +1366,9 @@ fn report(provider: Provider, mode: &str, tally: &Tally) {
     }
     for u in &tally.unresolved {
         eprintln!("  unresolved (lint): {u}");
+    }
+    for u in &tally.silent {
+        eprintln!("  rejected without a warning: {u}");
     }
     for l in tally.lost.iter().take(40) {
         eprintln!("  lost: {l}");
@@ -1381,6 +1406,12 @@ fn corpus_tools_tailored_for_each_provider_are_accepted() {
             if !tally.lost.is_empty() {
                 failures.push(format!("{what}: {} valid payloads lost", tally.lost.len()));
             }
+            if !tally.silent.is_empty() {
+                failures.push(format!(
+                    "{what}: {:?} rejected without a warning",
+                    tally.silent
+                ));
+            }
             let per_mille = 1000 * tally.accepted / tally.tools;
             if per_mille < floor(provider, mode) {
                 failures.push(format!(
@@ -1399,7 +1430,8 @@ fn corpus_tools_tailored_for_each_provider_are_accepted() {
 /// `<name>.cases.json` (its valid cases), else a folder `<name>.payloads/<tool>/*.json` (real
 /// examples; those the original schema accepts), else the tool's generated skeleton when the
 /// original accepts it. Prints accepted / total per provider and mode with the reason for every
-/// rejected tool; fails when a tool has no output or a valid payload is lost. For example:
+/// rejected tool; fails when a tool has no output, a valid payload is lost or a rejected tool
+/// gets no warning from `project --provider`. For example:
 ///
 /// ```text
 /// SCHEMALENS_REALSET=../tailor-realset/out:../inputs/out/github-webhooks-mcp.json \
@@ -1435,11 +1467,12 @@ fn real_inputs_outside_the_corpus_tailored_for_each_provider() {
                 }),
             );
             report(provider, mode_name, &tally);
-            if !tally.no_output.is_empty() || !tally.lost.is_empty() {
+            if !tally.no_output.is_empty() || !tally.lost.is_empty() || !tally.silent.is_empty() {
                 failures.push(format!(
-                    "{provider} ({mode_name}): {} without output, {} valid payloads lost",
+                    "{provider} ({mode_name}): {} without output, {} valid payloads lost, {} rejected without a warning",
                     tally.no_output.len(),
-                    tally.lost.len()
+                    tally.lost.len(),
+                    tally.silent.len()
                 ));
             }
         }
@@ -1475,12 +1508,13 @@ fn payloads_beside(path: &Path, manifest: &manifest::Manifest) -> Vec<Vec<Value>
     let stem = support::stem(path);
     let cases = path.with_file_name(format!("{stem}.cases.json"));
     let examples = path.with_file_name(format!("{stem}.payloads"));
+    let cases: Option<Value> = cases.is_file().then(|| {
+        serde_json::from_str(&std::fs::read_to_string(&cases).unwrap()).expect("cases are JSON")
+    });
     let mut out = Vec::new();
     for tool in &manifest.tools {
-        let found = if cases.is_file() {
-            let cases: Value = serde_json::from_str(&std::fs::read_to_string(&cases).unwrap())
-                .expect("cases are JSON");
-            valid_payloads(&cases, &tool.name)
+        let found = if let Some(cases) = &cases {
+            valid_payloads(cases, &tool.name)
         } else if examples.join(&tool.name).is_dir() {
             examples_of(&examples.join(&tool.name))
         } else {
@@ -1524,18 +1558,26 @@ struct Agreement {
     lint_too_lenient: Vec<String>,
     /// Lint rejects, the checker accepts (lint errs on the safe side; printed, not failed).
     lint_stricter: Vec<String>,
+    /// Tailored form only: lint's verdict and `project --provider`'s warnings disagree.
+    warnings_disagree: Vec<String>,
 }
 
-/// The three schemas of one tool as `lint` judges them, with lint's verdicts for `profile`.
+/// The three schemas of one tool as `lint` judges them, with lint's verdicts for `profile`,
+/// and the rules `project --provider` warns still fail in the tailored one.
 fn forms_and_verdicts(
     provider: Provider,
     tool: &Tool,
     projection: &schemalens::Projection,
     lint: &schemalens::lint::report::ProfileLint,
-) -> Vec<(Form, Value, Verdict)> {
+) -> (Vec<(Form, Value, Verdict)>, Vec<&'static str>) {
     let tailored = tailor_tool(tool, &Options::flat(), profile(provider))
         .unwrap_or_else(|e| panic!("{}: not tailored for {provider}: {e}", tool.name));
-    vec![
+    let warned = tailored
+        .still_failing(Some(&tool.name))
+        .iter()
+        .map(|u| u.rule)
+        .collect();
+    let forms = vec![
         (
             Form::Original,
             Value::clone(&tool.schema),
@@ -1551,7 +1593,8 @@ fn forms_and_verdicts(
             tailored.projection.schema,
             lint.verdict(Form::Tailored),
         ),
-    ]
+    ];
+    (forms, warned)
 }
 
 fn compare_with_lint(
@@ -1585,8 +1628,19 @@ fn compare_with_lint(
         for (provider, per_tool) in Provider::ALL.into_iter().zip(&reports) {
             for ((tool, projection), lint) in manifest.tools.iter().zip(&projections).zip(per_tool)
             {
-                for (form, schema, verdict) in forms_and_verdicts(provider, tool, projection, lint)
-                {
+                let (forms, warned) = forms_and_verdicts(provider, tool, projection, lint);
+                // `project --provider` warns exactly when lint's tailored verdict rejects.
+                if warned.is_empty() != (lint.verdict(Form::Tailored) == Verdict::Accepted) {
+                    out.entry((provider, Form::Tailored))
+                        .or_default()
+                        .warnings_disagree
+                        .push(format!(
+                            "{server}/{}: lint {}, project warns {warned:?}",
+                            tool.name,
+                            lint.verdict(Form::Tailored).name()
+                        ));
+                }
+                for (form, schema, verdict) in forms {
                     let rejections = check(provider, Some(&tool.name), &schema);
                     let tally = out.entry((provider, form)).or_default();
                     let lint_accepts = verdict == Verdict::Accepted;
@@ -1690,6 +1744,7 @@ fn lint_never_accepts_what_the_checker_rejects() {
     let agreement = compare_with_lint(&servers);
     eprintln!("\naccepted / 258 (lint | checker), flat mode:");
     let mut lenient = Vec::new();
+    let mut disagree = Vec::new();
     for ((provider, form), a) in &agreement {
         eprintln!(
             "  {provider:<16} {form:<10} lint {:>3} | checker {:>3}; lint accepts what the checker rejects: {}; lint rejects what the checker accepts: {}",
@@ -1705,7 +1760,17 @@ fn lint_never_accepts_what_the_checker_rejects() {
             eprintln!("    lint rejects, checker accepts: {provider} {l}");
         }
         lenient.extend(a.lint_too_lenient.iter().map(|l| format!("{provider} {l}")));
+        disagree.extend(
+            a.warnings_disagree
+                .iter()
+                .map(|l| format!("{provider} {l}")),
+        );
     }
+    assert!(
+        disagree.is_empty(),
+        "project's warnings and lint's tailored verdict disagree:\n{}",
+        disagree.join("\n")
+    );
     assert!(
         lenient.is_empty(),
         "lint says accepted where the independent checker rejects ({}):\n{}",

@@ -260,6 +260,50 @@ fn project_with_a_provider_warns_about_unresolved_places() {
     );
 }
 
+/// Tailoring for Gemini stops short of an `allOf` whose two object parts declare one property
+/// differently (no one object is their conjunction), and Gemini has no `allOf`: `lint` says the
+/// tailored schema is rejected, and `project` says so too, with the rule, rather than printing
+/// the schema as if it were sendable.
+#[test]
+fn project_warns_where_lint_rejects_the_tailored_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("clash.json");
+    let schema = support::all_of_clash();
+    std::fs::write(&file, schema.to_string()).unwrap();
+    let file = file.to_str().unwrap();
+    for mode in ["flat", "inline"] {
+        let lint = run(&[
+            "lint",
+            file,
+            "--provider",
+            "gemini",
+            "--mode",
+            mode,
+            "--format",
+            "json",
+        ]);
+        let report: Value = serde_json::from_str(&lint.stdout).expect(&lint.stderr);
+        let rejected: BTreeSet<String> = report["tools"][0]["profiles"][0]["tailored"]["groups"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["severity"] == "error")
+            .map(|f| f["rule"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(report["summary"][0]["tailored"], "rejected", "{mode}");
+        assert!(!rejected.is_empty(), "{mode}: {}", lint.stdout);
+        let r = run(&["project", file, "--provider", "gemini", "--mode", mode]);
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        for rule in &rejected {
+            assert!(
+                r.stderr.contains(&format!("still fails `{rule}`")),
+                "{mode}: lint rejects with `{rule}`; project says:\n{}",
+                r.stderr
+            );
+        }
+    }
+}
+
 #[test]
 fn check_with_a_provider_adapts_payloads_and_says_so() {
     let payload = "samples/nested-union-pydantic.payloads/valid-delete.json";

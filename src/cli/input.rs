@@ -217,8 +217,11 @@ pub fn tailor(tool: &Tool, projection: Projection, profile: Profile) -> Tailored
 /// What [`tailor`] tells stderr, for a caller that tailors off the main thread and prints in
 /// the tools' order.
 pub fn tailor_notes(tool: &Tool, tailored: &Tailored, profile: Profile) -> Vec<String> {
+    // The same lint errors that make `lint`'s tailored verdict "rejected": never silent. A bare
+    // schema file has no tool name to check, as `lint` reads it.
+    let name = (!tool.tool_pointer.is_empty()).then_some(tool.name.as_str());
     let mut notes: Vec<String> = tailored
-        .unresolved
+        .still_failing(name)
         .iter()
         .map(|u| {
             format!(

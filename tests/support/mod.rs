@@ -263,3 +263,19 @@ pub fn corpus_manifests(mcp_dir: &Path) -> Vec<PathBuf> {
     found.sort();
     found
 }
+
+/// An `anyOf` whose first alternative is an `allOf` of two object parts declaring the property
+/// `a` with different schemas: no one plain object is their conjunction, so a provider without
+/// `allOf` (Gemini) gets it as it is, and refuses it.
+pub fn all_of_clash() -> Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {"c": {"anyOf": [
+            {"type": "object", "allOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}}]},
+            {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
+        ]}},
+        "required": ["c"]
+    })
+}

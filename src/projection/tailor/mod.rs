@@ -13,6 +13,7 @@
 
 mod adapt;
 mod rewrite;
+mod still;
 #[cfg(test)]
 mod tests;
 
