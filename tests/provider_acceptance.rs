@@ -1083,6 +1083,28 @@ fn an_all_of_whose_parts_declare_one_name_differently_is_left_and_reported() {
     }
 }
 
+/// Firecrawl's MCP server writes its records (`metadata`, `webhookHeaders`, a JSON `schema`) as
+/// `propertyNames` with `additionalProperties: false`: an object that takes `{}` alone. Strict
+/// modes refuse an object schema without `properties`; `properties: {}` says the same and is
+/// accepted, by both judges, for every provider, and the payloads come back.
+#[test]
+fn a_closed_object_without_properties_is_sent_with_empty_properties() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"metadata": {
+            "type": "object",
+            "propertyNames": {"type": "string"},
+            "additionalProperties": false
+        }},
+        "required": []
+    });
+    let tool = bare_tool(&schema, "wide");
+    for provider in Provider::ALL {
+        let (t, _) = fits(&tool, provider, profile(provider));
+        sent_and_back(&tool, &t, &[json!({}), json!({"metadata": {}})]);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The corpus.
 

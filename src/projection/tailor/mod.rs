@@ -699,6 +699,10 @@ pub enum Tailoring {
         names: Vec<String>,
         added: bool,
     },
+    /// `properties: {}` written on an object closed with no property declared.
+    NoPropertiesDeclared {
+        profile: Profile,
+    },
     TypeFromValue {
         profile: Profile,
         /// `const` or `enum`.
@@ -830,6 +834,7 @@ impl Tailoring {
             | Tailoring::KeywordsDropped { profile, .. }
             | Tailoring::RefSiblings { profile, .. }
             | Tailoring::RequiredDeclared { profile, .. }
+            | Tailoring::NoPropertiesDeclared { profile }
             | Tailoring::TypeFromValue { profile, .. }
             | Tailoring::TypeDistributed { profile, .. }
             | Tailoring::TypeImplied { profile, .. }
@@ -970,6 +975,9 @@ impl Tailoring {
             } => format!(
                 "{profile}: {} removed from `required`: the provider wants `required` within `properties` (accepts more).",
                 ticks(names)
+            ),
+            Tailoring::NoPropertiesDeclared { profile } => format!(
+                "{profile}: `properties: {{}}` written on an object closed with none declared: it takes `{{}}` alone either way (the same values), and the provider wants `properties` on every object."
             ),
             Tailoring::TypeFromValue {
                 profile,

@@ -1717,7 +1717,10 @@ impl Walk<'_> {
 
     fn close(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
         let was = match m.get("additionalProperties") {
-            Some(Value::Bool(false)) if !m.contains_key("patternProperties") => return,
+            Some(Value::Bool(false)) if !m.contains_key("patternProperties") => {
+                self.declare_no_properties(m, from, out);
+                return;
+            }
             Some(Value::Bool(false)) => {
                 self.unresolved(
                     out,
@@ -1836,6 +1839,25 @@ impl Walk<'_> {
         if let Some(detail) = detail {
             self.record(Rule::TailorCloseObject, out, from, detail);
         }
+    }
+
+    /// A closed object that declares no property takes `{}` alone (Firecrawl's MCP server
+    /// writes its records so: `propertyNames` and `additionalProperties: false`); `properties:
+    /// {}`, the form of a tool without arguments, says the same, where strict modes refuse an
+    /// object schema without `properties`.
+    fn declare_no_properties(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
+        if m.contains_key("properties") {
+            return;
+        }
+        m.insert("properties".into(), json!({}));
+        self.record(
+            Rule::TailorRequiredDeclared,
+            out,
+            from,
+            Tailoring::NoPropertiesDeclared {
+                profile: self.profile,
+            },
+        );
     }
 
     fn require_all(
