@@ -544,11 +544,13 @@ pub fn steps(profile: Profile) -> &'static [Step] {
         // Ollama keeps `enum` but not `const`, and `items` as written but no map's value
         // schema; everything else it drops silently, and a schema cannot make it keep more.
         Profile::Ollama => &[ConstToEnum, EncodeDroppedMaps],
+        // Each refuses a root that is not one object: a union flat mode could not merge (and
+        // inline mode keeps every union) is sent wrapped in one, as for the strict profiles.
         Profile::OpenAi
         | Profile::GeminiJsonSchema
         | Profile::Anthropic
         | Profile::Bedrock
-        | Profile::Mcp => &[RootObject],
+        | Profile::Mcp => &[WrapRoot, RootObject],
     }
 }
 

@@ -301,8 +301,12 @@ fn fit_plan(projection: &Projection, profile: Profile) -> Vec<fit::Planned> {
 /// projection itself as it is (the profile's steps only look at the root); `None` when it
 /// rewrites. Costs nothing near the projection's size.
 pub(super) fn unchanged_by(profile: Profile, projection: &Projection) -> Option<Vec<Unresolved>> {
-    let root_only = steps(profile).iter().all(|s| *s == Step::RootObject);
-    (profile != Profile::Gemini && root_only).then(|| root_problems(&projection.schema))
+    let table = steps(profile);
+    let root_only = table
+        .iter()
+        .all(|s| matches!(s, Step::RootObject | Step::WrapRoot));
+    let wraps = table.contains(&Step::WrapRoot) && encode::root_needs_wrap(&projection.schema);
+    (profile != Profile::Gemini && root_only && !wraps).then(|| root_problems(&projection.schema))
 }
 
 /// What tailoring for `profile` leaves unresolved in `projection`, when its schema, adapters

@@ -1172,3 +1172,64 @@ fn an_expected_carrier_the_fit_leaves_is_walked_again_in_full() {
     );
     assert_same_tailoring(&lint, &full, "anthropic-strict, `not` dropped");
 }
+
+/// The webhooks manifest in inline mode: a root union of payloads that differ in `action`.
+/// OpenAI, Anthropic, Bedrock, MCP clients and Gemini's JSON Schema field all refuse a root
+/// that is not one object; each gets it wrapped, with the adapter that puts it back.
+#[test]
+fn every_profile_that_refuses_a_root_union_gets_it_wrapped() {
+    let union = json!({"anyOf": [
+        {"type": "object", "properties": {"action": {"const": "opened"}, "n": {"type": "integer"}},
+         "required": ["action"]},
+        {"type": "object", "properties": {"action": {"const": "closed"}, "why": {"type": "string"}},
+         "required": ["action"]}
+    ]});
+    let payloads = [
+        json!({"action": "opened", "n": 3}),
+        json!({"action": "closed", "why": "done"}),
+    ];
+    for profile in [
+        Profile::OpenAi,
+        Profile::Anthropic,
+        Profile::Bedrock,
+        Profile::Mcp,
+        Profile::GeminiJsonSchema,
+    ] {
+        let refused = errors(profile, &union);
+        assert!(
+            refused.iter().any(|r| r.starts_with("root-")),
+            "{profile:?} refuses the root union itself: {refused:?}"
+        );
+        let inline = Options {
+            mode: crate::projection::Mode::Inline,
+            ..Options::default()
+        };
+        let t = tailor(project(&union, &inline).unwrap(), profile);
+        let root = &t.projection.schema;
+        assert_eq!(root["type"], json!("object"), "{profile:?}: {root}");
+        assert_eq!(
+            root["properties"].as_object().map(Map::len),
+            Some(1),
+            "{root}"
+        );
+        assert!(t.unresolved.is_empty(), "{profile:?}: {:?}", t.unresolved);
+        assert_eq!(errors(profile, root), Vec::<&str>::new(), "{profile:?}");
+        let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+        for p in &payloads {
+            let sent = adapter.adapt(p);
+            assert!(
+                validator(&t).is_valid(&sent.payload),
+                "{profile:?}: {}",
+                sent.payload
+            );
+            assert_eq!(&adapter.unadapt(&sent.payload), p, "{profile:?}");
+        }
+    }
+    // A root that already is one object is left as it is (and costs no walk).
+    let object = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    let t = tailor(
+        project(&object, &Options::default()).unwrap(),
+        Profile::OpenAi,
+    );
+    assert_eq!(t.projection.schema, object);
+}

@@ -976,13 +976,7 @@ impl Walk<'_> {
 
     /// Whether the tailored root still cannot be sent as one object.
     pub(in crate::projection::tailor) fn root_needs_wrap(&self, root: &Value) -> bool {
-        let Some(m) = root.as_object() else {
-            return true;
-        };
-        ["anyOf", "oneOf", "allOf", "enum", "not", "const"]
-            .iter()
-            .any(|k| m.contains_key(*k))
-            || m.get("type") != Some(&json!("object"))
+        root_needs_wrap(root)
     }
 
     /// Gemini: an object that can only be `{}` (no properties, closed) has no form the older
@@ -1033,4 +1027,15 @@ pub(super) fn insert_front(m: &mut Map<String, Value>, key: &str, value: Value) 
     for (k, v) in rest {
         m.insert(k, v);
     }
+}
+
+/// Whether `root` cannot be sent as one object as it is.
+pub(in crate::projection::tailor) fn root_needs_wrap(root: &Value) -> bool {
+    let Some(m) = root.as_object() else {
+        return true;
+    };
+    ["anyOf", "oneOf", "allOf", "enum", "not", "const"]
+        .iter()
+        .any(|k| m.contains_key(*k))
+        || m.get("type") != Some(&json!("object"))
 }
