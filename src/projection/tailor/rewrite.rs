@@ -278,7 +278,7 @@ fn walk_traced<'a>(
     };
     let mut t = new();
     let schema = t.node(&projection.schema, "", "");
-    if steps(profile).contains(&Step::WrapRoot) && t.root_needs_wrap(&schema) {
+    if steps(profile).contains(&Step::WrapRoot) && encode::root_needs_wrap(&schema) {
         // Again, with the root one level down: every pointer the walk records is then right.
         t = new();
         let schema = t.wrapped_root(&projection.schema);

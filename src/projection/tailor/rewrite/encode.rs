@@ -971,14 +971,6 @@ impl Walk<'_> {
         );
     }
 
-    // -----------------------------------------------------------------------------------------
-    // The root
-
-    /// Whether the tailored root still cannot be sent as one object.
-    pub(in crate::projection::tailor) fn root_needs_wrap(&self, root: &Value) -> bool {
-        root_needs_wrap(root)
-    }
-
     /// Gemini: an object that can only be `{}` (no properties, closed) has no form the older
     /// API takes (`properties` must not be empty): it is sent as the JSON text `"{}"`, the one
     /// value of a string enum.
@@ -1029,7 +1021,8 @@ pub(super) fn insert_front(m: &mut Map<String, Value>, key: &str, value: Value) 
     }
 }
 
-/// Whether `root` cannot be sent as one object as it is.
+/// Whether `root` (a tailored root, or a projection's that tailoring would leave as it is)
+/// cannot be sent as one object.
 pub(in crate::projection::tailor) fn root_needs_wrap(root: &Value) -> bool {
     let Some(m) = root.as_object() else {
         return true;
