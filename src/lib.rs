@@ -66,8 +66,8 @@ pub fn project_tools(
 /// [`project_tools`] over owned tools, handing each tool back with its projection to
 /// `consume` in the tools' order as they are made (see [`parallel::map_streamed`]). A tool's
 /// schema is parsed (if it is still text) on the thread that projects it and dropped once it
-/// is projected, so the input shrinks as the projections are taken, and a caller that writes
-/// each projection out and drops it holds a few at a time.
+/// is projected (kept when projecting fails), so the input shrinks as the projections are
+/// taken, and a caller that writes each projection out and drops it holds a few at a time.
 pub fn project_tools_streamed<U>(
     tools: Vec<PendingTool>,
     options: &Options,
@@ -97,18 +97,21 @@ pub fn project_tool_written(tool: &Tool, options: &Options) -> Result<Written, P
     projection::project_written(&tool.schema, &in_dialect(tool, options))
 }
 
-/// `make` of each tool on the workers, the tool's schema parsed there and dropped after.
-fn each_tool_streamed<T: Send, U>(
+/// `make` of each tool on the workers, the tool's schema parsed there and dropped after it is
+/// made; a tool that failed keeps its schema, which a caller may write as it was.
+fn each_tool_streamed<T: Send, E: Send, U>(
     tools: Vec<PendingTool>,
-    make: impl Fn(&Tool) -> T + Sync,
-    consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, T)>) -> U,
+    make: impl Fn(&Tool) -> Result<T, E> + Sync,
+    consume: impl FnOnce(&mut dyn Iterator<Item = (Tool, Result<T, E>)>) -> U,
 ) -> U {
     parallel::map_streamed(
         tools,
         |pending| {
             let mut tool = pending.into_tool();
             let made = make(&tool);
-            tool.schema = Default::default();
+            if made.is_ok() {
+                tool.schema = Default::default();
+            }
             (tool, made)
         },
         consume,

@@ -655,18 +655,20 @@ fn bad_options_exit_2() {
     assert!(run.error_line().contains("missing-file.json"));
 }
 
-/// Tools project in parallel and their projections are written as they come, but a tool that
-/// fails still leaves stdout empty, and stderr reads as if the tools were made one after the
-/// other: the warnings of the tools before it, its error, nothing after.
+/// Tools project in parallel and their projections are written as they come; a tool that
+/// fails does not take the others with it: every other tool is written projected, the failing
+/// one as it was, its error on stderr (tool name and manifest pointer) in its place among the
+/// warnings, as if the tools were made one after the other; the exit code is 2.
 #[test]
-fn a_failing_tool_leaves_stdout_empty_whatever_the_threads() {
+fn a_failing_tool_is_reported_and_the_others_are_written_whatever_the_threads() {
     let warns = |name: String| {
         json!({"name": name, "inputSchema": {"type": "object",
             "properties": {"x": {"$ref": "#/$defs/missing"}}}})
     };
     let defs = ref_bomb_defs();
-    let bomb = json!({"name": "bomb", "inputSchema": {"type": "object",
-        "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}});
+    let bomb_schema = json!({"type": "object",
+        "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+    let bomb = json!({"name": "bomb", "inputSchema": bomb_schema});
     let mut tools: Vec<Value> = (0..12).map(|i| warns(format!("before{i}"))).collect();
     tools.push(bomb);
     tools.extend((0..12).map(|i| warns(format!("after{i}"))));
@@ -679,9 +681,8 @@ fn a_failing_tool_leaves_stdout_empty_whatever_the_threads() {
         let output = cmd.output().expect("the binary starts");
         let stderr = String::from_utf8(output.stderr).expect("UTF-8");
         assert_eq!(output.status.code(), Some(2), "{threads} threads: {stderr}");
-        assert!(output.stdout.is_empty(), "{threads} threads: stdout empty");
         let lines: Vec<&str> = stderr.lines().collect();
-        assert_eq!(lines.len(), 13, "{threads} threads: {stderr}");
+        assert_eq!(lines.len(), 25, "{threads} threads: {stderr}");
         for (i, line) in lines[..12].iter().enumerate() {
             assert!(
                 line.starts_with(&format!("warning: tool \"before{i}\": `$ref`")),
@@ -689,9 +690,161 @@ fn a_failing_tool_leaves_stdout_empty_whatever_the_threads() {
             );
         }
         assert!(
-            lines[12].starts_with("error:") && lines[12].contains("\"bomb\""),
+            lines[12].starts_with("error: <stdin> (tool \"bomb\", at /tools/12/inputSchema")
+                && lines[12].ends_with("(written unprojected)"),
             "{threads} threads: {}",
             lines[12]
+        );
+        for (i, line) in lines[13..].iter().enumerate() {
+            assert!(
+                line.starts_with(&format!("warning: tool \"after{i}\": `$ref`")),
+                "{threads} threads, line {}: {line}",
+                13 + i
+            );
+        }
+        let written: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{threads} threads: stdout is the document ({e})"));
+        let written = written["tools"].as_array().expect("the tools");
+        assert_eq!(written.len(), 25, "{threads} threads: every tool is written");
+        assert_eq!(
+            written[12]["inputSchema"], bomb_schema,
+            "{threads} threads: the failing tool as it was"
+        );
+        for (i, tool) in written.iter().enumerate().filter(|(i, _)| *i != 12) {
+            // Projected: the missing `$ref` is replaced by `{}`.
+            assert_eq!(
+                tool["inputSchema"]["properties"]["x"],
+                json!({}),
+                "{threads} threads, tool {i}"
+            );
+        }
+    }
+}
+
+/// With a provider, a tool that fails is written as it was and the request plan sends it
+/// non-strict; the others are tailored and written with their flags.
+#[test]
+fn a_failing_tool_is_sent_non_strict_by_the_request_plan() {
+    let defs = ref_bomb_defs();
+    let manifest = json!([
+        {"name": "fine", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
+        {"name": "bomb", "input_schema": {"type": "object",
+            "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}}
+    ]);
+    let run = run_with(
+        &["project", "-", "--provider", "anthropic-strict"],
+        Some(&manifest.to_string()),
+    );
+    run.expect_code(2, "one tool fails");
+    assert!(
+        run.stderr
+            .contains("error: <stdin> (tool \"bomb\", at /1/input_schema"),
+        "{}",
+        run.stderr
+    );
+    let written = run.json();
+    assert_eq!(written[0]["strict"], json!(true), "{written}");
+    assert_eq!(written[0]["input_schema"]["additionalProperties"], json!(false));
+    // Non-strict: no flag (an absent flag already means non-strict).
+    assert_eq!(written[1]["strict"], Value::Null, "{written}");
+    assert!(
+        run.stderr
+            .contains("note: tool \"bomb\": anthropic-strict: sent non-strict: strict mode refuses it (`no-schema`)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(written[1]["input_schema"], manifest[1]["input_schema"]);
+}
+
+/// Tools that share a name are one request the provider refuses: `project --provider` warns of
+/// it on the tool that repeats the name, as `lint` of the manifest rejects it.
+#[test]
+fn project_warns_of_a_name_another_tool_has() {
+    let tool = |name: &str| {
+        json!({"name": name, "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}})
+    };
+    let manifest = json!([tool("search"), tool("fetch"), tool("search")]).to_string();
+    let run = run_with(&["project", "-", "--provider", "anthropic"], Some(&manifest));
+    run.expect_code(0, "project writes it");
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("tool-name-unique"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(
+        warnings[0].starts_with("warning: tool \"search\": anthropic: # still fails `tool-name-unique`: Tool name `search` is already used by tool #0"),
+        "{}",
+        warnings[0]
+    );
+    let lint = run_with(
+        &["lint", "-", "--provider", "anthropic", "--format", "json"],
+        Some(&manifest),
+    );
+    lint.expect_code(1, "lint rejects the request");
+    let summary = lint.json()["summary"].clone();
+    assert_eq!(summary[2]["tailored"], json!("rejected"), "{summary}");
+    assert_eq!(summary[0]["tailored"], json!("accepted"), "{summary}");
+    // The same tool alone is no request of two: nothing to say.
+    let alone = run_with(
+        &["project", "-", "--provider", "anthropic", "--tool", "search"],
+        Some(&manifest),
+    );
+    alone.expect_code(0, "one tool");
+    assert!(!alone.stderr.contains("tool-name-unique"), "{}", alone.stderr);
+}
+
+/// `explain --provider anthropic-strict` says how the request of the tools explained sends
+/// each one, as `lint` and `project` decide it: the first 20 strict, the others not, and why.
+#[test]
+fn explain_says_which_tools_are_sent_strict() {
+    let tools: Vec<Value> = (0..22)
+        .map(|i| {
+            json!({"name": format!("t{i}"), "input_schema": {"type": "object",
+                "properties": {"q": {"type": "string"}}, "required": ["q"]}})
+        })
+        .collect();
+    let manifest = Value::Array(tools).to_string();
+    let run = run_with(
+        &["explain", "-", "--provider", "anthropic-strict"],
+        Some(&manifest),
+    );
+    run.expect_code(0, "explain");
+    let sent: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("sent "))
+        .map(str::trim)
+        .collect();
+    assert_eq!(sent.len(), 22, "{}", run.stdout);
+    assert!(sent[..20].iter().all(|l| l.ends_with(" strict")), "{sent:?}");
+    assert_eq!(
+        sent[21],
+        "sent                   non-strict: the request has room for no more: with it, 21 strict tools (at most 20)"
+    );
+    let json = run_with(
+        &["explain", "-", "--provider", "anthropic-strict", "--format", "json"],
+        Some(&manifest),
+    );
+    json.expect_code(0, "explain json");
+    let doc = json.json();
+    assert_eq!(doc["tools"][0]["sent"]["strict"], json!(true));
+    assert_eq!(doc["tools"][20]["sent"]["strict"], json!(false));
+    assert_eq!(
+        doc["tools"][20]["sent_why"],
+        json!("the request has room for no more: with it, 21 strict tools (at most 20)")
+    );
+    // The same plan as `lint` of the manifest.
+    let lint = run_with(
+        &["lint", "-", "--provider", "anthropic-strict", "--format", "json"],
+        Some(&manifest),
+    );
+    let summary = lint.json()["summary"].clone();
+    for i in 0..22 {
+        assert_eq!(
+            summary[i]["sent"],
+            json!(if i < 20 { "strict" } else { "non-strict" }),
+            "{i}"
         );
     }
 }

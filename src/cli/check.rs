@@ -4,6 +4,8 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use schemalens::lint::Finding;
+use schemalens::lint::report::Form;
 use schemalens::manifest::{Manifest, STDIN_ORIGIN, SchemaDialect, Tool};
 use schemalens::projection::Links;
 use schemalens::projection::tailor::Adaptation;
@@ -116,8 +118,22 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
         }
         Ok(())
     };
+    // The tools of the manifest are one request: a name another tool has is refused there.
+    let tool_list = args
+        .tailor
+        .provider
+        .map(|p| input::tool_list(p, selected.iter().map(|i| &manifest.tools[*i])));
+    let in_request: HashMap<usize, usize> =
+        selected.iter().enumerate().map(|(k, i)| (*i, k)).collect();
+    let tool_list_on = |i: usize| -> &[Finding] {
+        match (&tool_list, in_request.get(&i)) {
+            (Some(set), Some(&k)) => set.findings(k, Form::Tailored),
+            _ => &[],
+        }
+    };
     let checked = |k: usize, tool: &Tool, projection: Projection| {
-        let (notes, checker) = checker_for(tool, projection, args, &options);
+        let (notes, checker) =
+            checker_for(tool, projection, args, &options, tool_list_on(tools[k].0));
         (notes, checker.map(|c| judge_all(&tools[k].1, &c)))
     };
     match &given {
@@ -126,7 +142,8 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
             for (i, mine) in &tools {
                 let tool = &manifest.tools[*i];
                 let projection = given_as_projection(schema, tool, &options);
-                let (notes, checker) = checker_for(tool, projection, args, &options);
+                let (notes, checker) =
+                    checker_for(tool, projection, args, &options, tool_list_on(*i));
                 let rows = checker.map(|c| parallel::map(mine, |&k| rows_of(&items[k], &c)));
                 take(*i, mine, (notes, rows))?;
             }
@@ -224,11 +241,12 @@ fn checker_for(
     projection: Projection,
     args: &CheckArgs,
     options: &Options,
+    tool_list: &[Finding],
 ) -> (Vec<String>, Result<Checker, CheckError>) {
     let (notes, checker) = match args.tailor.provider {
         Some(profile) => {
             let tailored = schemalens::projection::tailor(projection, profile);
-            let notes = input::tailor_notes(tool, &tailored, profile);
+            let notes = input::tailor_notes(tool, &tailored, profile, tool_list);
             (notes, Checker::tailored(tool, tailored))
         }
         None => (Vec::new(), Checker::new(tool, projection)),

@@ -1,5 +1,7 @@
 //! `schemalens explain`: the trace for people (text) or for scripts (JSON).
 
+use schemalens::lint::report::Form;
+use schemalens::lint::strict_plan::{self, Budgets, Candidate, Decision};
 use serde_json::json;
 
 use super::{ExplainArgs, Failure, Format, exit, input};
@@ -8,18 +10,30 @@ pub fn run(args: &ExplainArgs) -> Result<u8, Failure> {
     let manifest = input::load(&args.input)?;
     let tools = input::selected(&manifest, &args.input)?;
     let options = args.projection.options_for(args.tailor.provider);
+    // The tools explained are one request: names another tool has are refused, and a profile
+    // that limits whole requests sends some non-strict (as `lint` and `project` say).
+    let tool_list = args
+        .tailor
+        .provider
+        .map(|p| input::tool_list(p, tools.iter().map(|i| &manifest.tools[*i])));
     let mut reports = Vec::new();
-    for i in tools {
+    let mut candidates = Vec::new();
+    for (k, i) in tools.into_iter().enumerate() {
         let tool = &manifest.tools[i];
         let projection = input::project(&manifest, tool, &options)?;
         let report = match args.tailor.provider {
             Some(profile) => {
-                let t = input::tailor(tool, projection, profile);
+                let found = tool_list
+                    .as_ref()
+                    .map_or(&[][..], |s| s.findings(k, Form::Tailored));
+                let t = input::tailor(tool, projection, profile, found);
+                candidates.push(Candidate::of(profile, &t.projection.schema, &t.unresolved));
                 Report {
                     projection: t.projection,
                     provider: Some(profile),
                     adapters: t.adapters,
                     unresolved: t.unresolved,
+                    sent: None,
                 }
             }
             None => Report {
@@ -27,9 +41,18 @@ pub fn run(args: &ExplainArgs) -> Result<u8, Failure> {
                 provider: None,
                 adapters: Vec::new(),
                 unresolved: Vec::new(),
+                sent: None,
             },
         };
         reports.push((tool, report));
+    }
+    let plan = args
+        .tailor
+        .provider
+        .and_then(Budgets::of)
+        .map(|b| strict_plan::plan(b, &candidates));
+    for ((_, r), d) in reports.iter_mut().zip(plan.into_iter().flat_map(|p| p.decisions)) {
+        r.sent = Some(d);
     }
     match args.format {
         Format::Json => {
@@ -56,6 +79,12 @@ pub fn run(args: &ExplainArgs) -> Result<u8, Failure> {
                         doc["adapters"] = json!(r.adapters);
                         doc["unresolved"] = json!(r.unresolved);
                     }
+                    if let Some(d) = &r.sent {
+                        doc["sent"] = json!(d);
+                        if let Some(why) = &d.why_not {
+                            doc["sent_why"] = json!(why.to_string());
+                        }
+                    }
                     doc
                 })
                 .collect();
@@ -76,6 +105,9 @@ struct Report {
     provider: Option<schemalens::lint::Profile>,
     adapters: Vec<schemalens::projection::Adapter>,
     unresolved: Vec<schemalens::projection::Unresolved>,
+    /// How the request of the tools explained sends this one, for a profile that limits whole
+    /// requests (Anthropic strict tool use).
+    sent: Option<Decision>,
 }
 
 fn text_report(reports: &[(&schemalens::manifest::Tool, Report)]) -> String {
@@ -122,6 +154,9 @@ fn text_report(reports: &[(&schemalens::manifest::Tool, Report)]) -> String {
                 "  {:<22} #{}  {} ({})",
                 "unresolved", u.pointer, u.why, u.rule
             );
+        }
+        if let Some(d) = &r.sent {
+            let _ = writeln!(out, "  {:<22} {}", "sent", d.label());
         }
         out.push('\n');
     }

@@ -1,6 +1,7 @@
 //! Loading the manifest named on the command line and choosing its tools.
 
-use schemalens::lint::Profile;
+use schemalens::lint::tool_set::ToolSet;
+use schemalens::lint::{Finding, Profile};
 use schemalens::manifest::{self, Manifest, PendingTool, Tool, Writeback};
 use schemalens::projection::{Detail, Tailored, TraceEntry, Written};
 use schemalens::{
@@ -205,23 +206,50 @@ fn lowered_depth_warnings(tool: &Tool, trace: &[TraceEntry]) -> Vec<String> {
 }
 
 /// Tailors one tool's projection for `profile`, telling stderr what stays unresolved and whether
-/// payloads need the adapter.
-pub fn tailor(tool: &Tool, projection: Projection, profile: Profile) -> Tailored {
+/// payloads need the adapter. `tool_list`: what the rules about the whole tool list find on
+/// this tool (see [`tool_list`]).
+pub fn tailor(
+    tool: &Tool,
+    projection: Projection,
+    profile: Profile,
+    tool_list: &[Finding],
+) -> Tailored {
     let tailored = schemalens::projection::tailor(projection, profile);
-    for note in tailor_notes(tool, &tailored, profile) {
+    for note in tailor_notes(tool, &tailored, profile, tool_list) {
         eprintln!("{note}");
     }
     tailored
 }
 
+/// Whether a tool has a name of its own to check (a bare schema file has none, as `lint`
+/// reads it).
+fn has_name(tool: &Tool) -> bool {
+    !tool.tool_pointer.is_empty()
+}
+
+/// The rules about the whole tool list (unique names) on `tools`, sent as one request to
+/// `profile`: `lint` of the manifest finds them, and a tool tailored on its own never meets
+/// them. Only the tailored schemas' findings are asked for.
+pub fn tool_list<'t>(profile: Profile, tools: impl IntoIterator<Item = &'t Tool>) -> ToolSet {
+    let names: Vec<Option<&str>> = tools
+        .into_iter()
+        .map(|t| has_name(t).then_some(t.name.as_str()))
+        .collect();
+    ToolSet::of_names(profile, &names)
+}
+
 /// What [`tailor`] tells stderr, for a caller that tailors off the main thread and prints in
 /// the tools' order.
-pub fn tailor_notes(tool: &Tool, tailored: &Tailored, profile: Profile) -> Vec<String> {
-    // The same lint errors that make `lint`'s tailored verdict "rejected": never silent. A bare
-    // schema file has no tool name to check, as `lint` reads it.
-    let name = (!tool.tool_pointer.is_empty()).then_some(tool.name.as_str());
+pub fn tailor_notes(
+    tool: &Tool,
+    tailored: &Tailored,
+    profile: Profile,
+    tool_list: &[Finding],
+) -> Vec<String> {
+    // The same lint errors that make `lint`'s tailored verdict "rejected": never silent.
+    let name = has_name(tool).then_some(tool.name.as_str());
     let mut notes: Vec<String> = tailored
-        .still_failing(name)
+        .still_failing_in(name, tool_list)
         .iter()
         .map(|u| {
             format!(

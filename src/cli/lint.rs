@@ -349,10 +349,7 @@ fn json_report(
 
 /// The tailored verdict, and how the tool is sent where a request plan decides it.
 fn tailored_label(p: &ProfileLint) -> String {
-    match &p.sent {
-        Some(d) => format!("{} · {}", p.verdict_label(Form::Tailored), sent_word(d)),
-        None => p.verdict_label(Form::Tailored),
-    }
+    p.tailored_label()
 }
 
 /// `strict` or `non-strict`: how `project --provider` sends the tool.

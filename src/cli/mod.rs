@@ -75,6 +75,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Print the projected schema (bare schema) or the manifest with every tool's schema projected.
+    #[command(after_help = PROJECT_HELP)]
     Project(ProjectArgs),
     /// Explain every rule the projection applied, one line each, grouped by tool.
     Explain(ExplainArgs),
@@ -101,6 +102,10 @@ pub enum Command {
     #[command(after_help = diff::DIFF_HELP)]
     Diff(diff::DiffArgs),
 }
+
+const PROJECT_HELP: &str = "With --provider, the tools of a manifest are one request: a name another tool has is warned of (the provider refuses the request), and for anthropic-strict the request plan chooses the tools sent with `strict: true` (written as the tools' flags in an Anthropic tool list, told on stderr otherwise).
+
+Exit codes: 0 every tool projected; 2 bad usage or input, also when some tool of a manifest cannot be projected: that tool is written as it was, its error (the tool's name and the manifest pointer) goes to stderr, and the other tools are written projected. A schema written alone (a bare schema, --tool) is not written when it cannot be projected.";
 
 const CHECK_HELP: &str = "Payloads: JSON files, `-` for standard input, folders (every *.json and *.jsonl in them), .jsonl files (one payload a line, reported by line number). Without payloads, the ones beside the manifest: <stem>.payloads/ (one subfolder per tool name for a manifest with several tools).
 

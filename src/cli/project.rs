@@ -6,8 +6,9 @@ use std::io::Write;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use schemalens::lint::Profile;
+use schemalens::lint::report::Form;
 use schemalens::lint::strict_plan::{self, Budgets, Candidate, Plan};
+use schemalens::lint::{Finding, Profile};
 use schemalens::manifest::{self, Manifest, ManifestFormat, Tool, Writeback, WritebackError};
 use schemalens::projection::{Detail, Tailored, TraceEntry, WrittenSchema};
 use schemalens::watch::{ProjectionCache, Target, WatchConfig, WatchEvent, Watcher};
@@ -27,6 +28,13 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     let selected = input::selected_of(&writeback.tools, &writeback.origin, &args.input)?;
     let single = writes_schema_alone(writeback.format, args);
     let order = if single { selected } else { writeback.order() };
+    // A schema written alone is no request; a document of tools is one: names another tool
+    // has are refused there (the tools' names are read before the tools are taken).
+    let tool_list = args
+        .tailor
+        .provider
+        .filter(|_| !single)
+        .map(|p| input::tool_list(p, order.iter().map(|i| &writeback.tools[*i])));
     // The tools go to the projection in the order their schemas are written (the writer needs
     // only the document); a tool left out by `--tool` is dropped here with its schema.
     let tools = writeback.take_tools(&order);
@@ -35,77 +43,118 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
     let options = args.projection.options_for(args.tailor.provider);
     let origin = writeback.origin.clone();
     let count = tools.len();
-    // A schema written alone is no request; a document of tools is one.
-    let request = args
+    let mut request = args
         .tailor
         .provider
         .filter(|_| !single)
         .and_then(|profile| Request::new(profile, writeback.format, count));
-    match (args.tailor.provider, request) {
+    // A tool that does not project is told on stderr and written as it was: the others are
+    // still written, and the exit code says that something failed. A schema written alone has
+    // nothing else to write.
+    let mut failed = 0;
+    let mut fallback = |tool: Tool, failure: Failure| -> Result<WrittenSchema, Failure> {
+        if single {
+            return Err(failure);
+        }
+        failed += 1;
+        eprintln!("error: {} (written unprojected)", failure.message);
+        Ok(WrittenSchema::from(Arc::unwrap_or_clone(tool.schema)))
+    };
+    let found = |k: usize| {
+        tool_list
+            .as_ref()
+            .map_or(&[][..], |set| set.findings(k, Form::Tailored))
+    };
+    match args.tailor.provider {
         // The strict flags sit in the tool entries, which come before later tools' schemas
         // are made: the request's schemas are all made (and held) before any is written.
-        (Some(profile), Some(mut request)) if request.writes_flags() => {
+        Some(profile) if request.as_ref().is_some_and(Request::writes_flags) => {
             let schemas =
                 input::project_streamed(&origin, tools, &options, Linking::Build, |projections| {
                     let mut made = Vec::with_capacity(count);
-                    for (tool, projection) in projections {
-                        let schema =
-                            tailored_schema(&tool, projection?, profile, Some(&mut request));
-                        made.push(WrittenSchema::from(schema));
+                    for (k, (tool, projection)) in projections.enumerate() {
+                        let schema = match projection {
+                            Ok(p) => WrittenSchema::from(tailored_schema(
+                                &tool,
+                                p,
+                                profile,
+                                found(k),
+                                request.as_mut(),
+                            )),
+                            Err(failure) => {
+                                if let Some(r) = request.as_mut() {
+                                    r.record_missing(&tool, &failure.message);
+                                }
+                                fallback(tool, failure)?
+                            }
+                        };
+                        made.push(schema);
                     }
                     Ok::<_, Failure>(made)
                 })?;
-            request.write_flags(&mut writeback);
+            if let Some(request) = &request {
+                request.write_flags(&mut writeback);
+            }
             write_out(&writeback, &order, single, &mut schemas.into_iter().map(Ok))
         }
         // Tailoring reads the links and rewrites the whole schema.
-        (Some(profile), mut request) => {
+        Some(profile) => {
             input::project_streamed(&origin, tools, &options, Linking::Build, |projections| {
                 write_out(
                     &writeback,
                     &order,
                     single,
-                    &mut projections.map(|(tool, projection)| {
-                        projection.map(|p| {
-                            WrittenSchema::from(tailored_schema(
+                    &mut projections
+                        .enumerate()
+                        .map(|(k, (tool, projection))| match projection {
+                            Ok(p) => Ok(WrittenSchema::from(tailored_schema(
                                 &tool,
                                 p,
                                 profile,
+                                found(k),
                                 request.as_mut(),
-                            ))
-                        })
-                    }),
+                            ))),
+                            Err(failure) => {
+                                if let Some(r) = request.as_mut() {
+                                    r.record_missing(&tool, &failure.message);
+                                }
+                                fallback(tool, failure)
+                            }
+                        }),
                 )
             })
         }
         // The plain projection is only written out.
-        (None, _) => input::project_written(&origin, tools, &options, |written| {
+        None => input::project_written(&origin, tools, &options, |written| {
             write_out(
                 &writeback,
                 &order,
                 single,
-                &mut written.map(|(tool, written)| {
-                    written.map(|w| {
+                &mut written.map(|(tool, written)| match written {
+                    Ok(w) => {
                         warn_about_losses(&tool.name, &w.trace);
-                        w.schema
-                    })
+                        Ok(w.schema)
+                    }
+                    Err(failure) => fallback(tool, failure),
                 }),
             )
         }),
     }?;
-    Ok(exit::OK)
+    Ok(if failed > 0 { exit::INPUT } else { exit::OK })
 }
 
 /// The tool's projection tailored for `profile`, loss warnings and tailoring notes on stderr,
-/// and recorded for the request plan when there is one.
+/// and recorded for the request plan when there is one. `tool_list`: what the rules about
+/// the whole tool list find on it.
 fn tailored_schema(
     tool: &Tool,
     projection: Projection,
     profile: Profile,
+    tool_list: &[Finding],
     request: Option<&mut Request>,
 ) -> Value {
     warn_about_losses(&tool.name, &projection.trace);
-    let tailored = input::tailor(tool, projection, profile);
+    let tailored = input::tailor(tool, projection, profile, tool_list);
     if let Some(request) = request {
         request.record(tool, &tailored);
     }
@@ -184,13 +233,23 @@ impl Request {
 
     /// One more tool, tailored; the plan is made (and told) with the last.
     fn record(&mut self, tool: &Tool, tailored: &Tailored) {
-        self.tools
-            .push((tool.name.clone(), tool.tool_pointer.clone()));
-        self.candidates.push(Candidate::of(
+        let candidate = Candidate::of(
             self.profile,
             &tailored.projection.schema,
             &tailored.unresolved,
-        ));
+        );
+        self.add(tool, candidate);
+    }
+
+    /// One more tool, which has no tailored schema (its projection failed): sent non-strict.
+    fn record_missing(&mut self, tool: &Tool, why: &str) {
+        self.add(tool, Candidate::missing(why));
+    }
+
+    fn add(&mut self, tool: &Tool, candidate: Candidate) {
+        self.tools
+            .push((tool.name.clone(), tool.tool_pointer.clone()));
+        self.candidates.push(candidate);
         if self.candidates.len() == self.expected {
             let plan = strict_plan::plan(self.budgets, &self.candidates);
             for note in self.notes(&plan) {
@@ -268,9 +327,9 @@ fn writes_schema_alone(format: ManifestFormat, args: &ProjectArgs) -> bool {
     args.input.tool.is_some() || format == ManifestFormat::BareSchema
 }
 
-/// Standard output that holds back what is written until `released` is set: a tool that fails
-/// to project leaves stdout empty, as when the whole document was made before any of it was
-/// written, and stderr's warnings all come before the document.
+/// Standard output that holds back what is written until `released` is set: stderr's warnings
+/// and errors all come before the document, and a schema written alone that fails to project
+/// leaves stdout empty, as when the whole document was made before any of it was written.
 struct HeldStdout<'a> {
     /// Each write as it came (see [`HeldStdout::buffered`]): one growing buffer would be copied
     /// each time it doubles, holding the old and the new at once.
@@ -400,14 +459,24 @@ fn render(
         .provider
         .filter(|_| !single)
         .and_then(|profile| Request::new(profile, manifest.format, tools.len()));
+    let tool_list = args
+        .tailor
+        .provider
+        .filter(|_| !single)
+        .map(|p| input::tool_list(p, tools.iter().map(|i| &manifest.tools[*i])));
     let mut replacements = Vec::new();
-    for i in &tools {
+    for (k, i) in tools.iter().enumerate() {
         let tool = &manifest.tools[*i];
         let projection = project(tool, &options)?;
         // Unshared (without --watch), the schema is moved out rather than copied.
         let projection = Arc::try_unwrap(projection).unwrap_or_else(|p| (*p).clone());
         let schema = match args.tailor.provider {
-            Some(profile) => tailored_schema(tool, projection, profile, request.as_mut()),
+            Some(profile) => {
+                let found = tool_list
+                    .as_ref()
+                    .map_or(&[][..], |set| set.findings(k, Form::Tailored));
+                tailored_schema(tool, projection, profile, found, request.as_mut())
+            }
             None => {
                 warn_about_losses(&tool.name, &projection.trace);
                 projection.schema

@@ -1049,16 +1049,25 @@ pub(crate) fn tool_hits(check: &Check, tools: &[ToolCx<'_>]) -> Vec<(usize, Hit)
             }
         }
         Check::ToolSet { counted, max } => {
-            let mut total = 0;
-            for (i, tool) in tools.iter().enumerate() {
-                let before = total;
-                total += count(counted, tool.schema);
-                if before <= max && total > max {
-                    hits.push((i, Hit::at("", total.to_string())));
-                }
-            }
+            hits = crossing(tools.iter().map(|t| count(counted, t.schema)), max);
         }
         _ => {}
+    }
+    hits
+}
+
+/// Where a running total over the tools of a request first goes over `max`: that tool, with
+/// the total there (the request plan's tool-set facts count the same way, from counts made
+/// one tool at a time).
+pub(crate) fn crossing(counts: impl IntoIterator<Item = usize>, max: usize) -> Vec<(usize, Hit)> {
+    let mut total = 0;
+    let mut hits = Vec::new();
+    for (i, n) in counts.into_iter().enumerate() {
+        let before = total;
+        total += n;
+        if before <= max && total > max {
+            hits.push((i, Hit::at("", total.to_string())));
+        }
     }
     hits
 }

@@ -16,6 +16,7 @@ mod rule;
 mod shapes;
 pub mod strict_plan;
 mod text;
+pub mod tool_set;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;

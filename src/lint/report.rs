@@ -8,10 +8,14 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::strict_plan::{self, Budgets, Candidate, Decision};
-use super::{Batch, Group, OllamaView, Placed, Profile, Severity, Subject, place_by_origin};
+use super::strict_plan::{self, Budgets, Candidate, Decision, Demand};
+use super::tool_set::{self, Member, ToolSet};
+use super::{
+    Batch, Finding, Group, OllamaView, Placed, Profile, Severity, Subject, Target, origins_of,
+    place_by_origin,
+};
 use crate::manifest::Tool;
-use crate::projection::{Adapter, Links, Options, Projection, Tailored, Unresolved};
+use crate::projection::{Adapter, Links, Options, Projection, ProjectionError, Tailored, Unresolved};
 
 /// The three schemas a user could send for one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -179,6 +183,21 @@ impl ProfileLint {
     }
 }
 
+impl ProfileLint {
+    /// The tailored verdict, and how the request sends the tool where a plan decides it:
+    /// `accepted (adapter) · non-strict`.
+    pub fn tailored_label(&self) -> String {
+        match &self.sent {
+            Some(d) => format!(
+                "{} · {}",
+                self.verdict_label(Form::Tailored),
+                if d.strict { "strict" } else { "non-strict" }
+            ),
+            None => self.verdict_label(Form::Tailored),
+        }
+    }
+}
+
 /// One tool as the report receives it.
 #[derive(Debug, Clone, Copy)]
 pub struct ToolForms<'a> {
@@ -207,6 +226,30 @@ pub fn lint_forms(profile: Profile, tools: &[ToolForms<'_>]) -> Vec<ProfileLint>
 /// [`lint_forms`] for several profiles, one list per profile: the original and the projection
 /// are read once for all of them.
 pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<ProfileLint>> {
+    lint_forms_with(profiles, tools, None)
+}
+
+/// Lints tool `index` of a request, `forms`, on its own, with what it owes to the other tools
+/// of the request taken from `set` (see [`tool_set`](super::tool_set)): the tool-list rules'
+/// findings on each form and how the plan sends it. The same report as [`lint_forms`] of every
+/// tool of the request gives for that tool, without linting or tailoring the others again.
+pub fn lint_forms_in(
+    profile: Profile,
+    forms: &ToolForms<'_>,
+    index: usize,
+    set: &ToolSet,
+) -> Option<ProfileLint> {
+    lint_forms_with(&[profile], std::slice::from_ref(forms), Some((set, index)))
+        .pop()?
+        .pop()
+}
+
+/// [`lint_forms_for`]; with `set`, the one tool given is tool `set.1` of that request.
+fn lint_forms_with(
+    profiles: &[Profile],
+    tools: &[ToolForms<'_>],
+    set: Option<(&ToolSet, usize)>,
+) -> Vec<Vec<ProfileLint>> {
     let originals = Batch::new(
         tools
             .iter()
@@ -240,7 +283,11 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
             // Exactly what `project --provider` sends, reusing the projection when the
             // provider's is the same.
             let tailored = tailored_forms(profile, tools, &projections);
-            let sent = Budgets::of(profile).map(|b| request_plan(b, profile, &tailored));
+            let set = set.filter(|(s, _)| s.profile == profile);
+            let sent = match set {
+                Some((set, index)) => set.sent(index).cloned().map(|d| vec![d]),
+                None => Budgets::of(profile).map(|b| request_plan(b, profile, &tailored)),
+            };
             let (original, projected) = linted_first
                 .unwrap_or_else(|| (originals.lint(profile), projections.lint(profile)));
             let tailored_groups = lint_tailored(profile, tools, &tailored, &projected);
@@ -253,6 +300,7 @@ pub fn lint_forms_for(profiles: &[Profile], tools: &[ToolForms<'_>]) -> Vec<Vec<
                 projected,
                 tailored_groups,
                 tailored,
+                set,
             );
             for (lint, views) in linted.iter_mut().zip(views.into_iter().flatten()) {
                 lint.ollama = Some(views);
@@ -483,6 +531,7 @@ fn assemble(
     projected: Vec<Vec<Group>>,
     tailored_groups: Vec<Option<Vec<Group>>>,
     tailored: Vec<Result<TailoredForm<'_>, String>>,
+    set: Option<(&ToolSet, usize)>,
 ) -> Vec<ProfileLint> {
     let mut original = original.into_iter();
     let mut projected = projected.into_iter();
@@ -500,6 +549,15 @@ fn assemble(
                 },
                 None => FormLint::failed(form, why.unwrap_or("no schema")),
             };
+            // Where a finding about the tool entry comes from, in each form (grouping asks
+            // its links for the root).
+            let mut roots: [Vec<String>; 3] = [
+                vec![String::new()],
+                tool.projection
+                    .map(|p| origins_of(&p.links, tool.original(), ""))
+                    .unwrap_or_default(),
+                Vec::new(),
+            ];
             let (adapters, unresolved, why_not) = match x {
                 Ok(x) => {
                     let (adapters, unresolved, links) = match x {
@@ -512,6 +570,7 @@ fn assemble(
                         } => (Vec::new(), unresolved, Cow::Borrowed(&projection.links)),
                     };
                     let links: &Links = &links;
+                    roots[Form::Tailored as usize] = origins_of(links, tool.original(), "");
                     let adapters = place_by_origin(
                         adapters,
                         Adapter::at,
@@ -530,13 +589,21 @@ fn assemble(
                 }
                 Err(why) => (Vec::new(), Vec::new(), Some(why)),
             };
+            let mut forms = [
+                form(Form::Original, Some(o), None),
+                form(Form::Projection, p, tool.projection.err()),
+                form(Form::Tailored, t, why_not.as_deref()),
+            ];
+            if let Some((set, index)) = set {
+                for (f, root) in forms.iter_mut().zip(roots) {
+                    if f.failed.is_none() {
+                        with_tool_list(profile, &mut f.groups, set.findings(index, f.form), root);
+                    }
+                }
+            }
             ProfileLint {
                 profile,
-                forms: [
-                    form(Form::Original, Some(o), None),
-                    form(Form::Projection, p, tool.projection.err()),
-                    form(Form::Tailored, t, why_not.as_deref()),
-                ],
+                forms,
                 adapters,
                 unresolved,
                 ollama: None,
@@ -546,6 +613,36 @@ fn assemble(
         .collect()
 }
 
+/// One form's groups, linted on its own, with the tool-list rules' findings of the request
+/// in place of what those rules found on the tool alone. Findings about the tool entry come
+/// first, in table order, as the lint of the whole request sorts them.
+fn with_tool_list(profile: Profile, groups: &mut Vec<Group>, found: &[Finding], root: Vec<String>) {
+    let is_tool_list = |g: &Group| {
+        profile
+            .rule(g.finding.rule)
+            .is_some_and(tool_set::is_tool_list_rule)
+    };
+    groups.retain(|g| !is_tool_list(g));
+    let rank = |g: &Group| {
+        profile
+            .rules()
+            .iter()
+            .position(|r| r.id == g.finding.rule)
+    };
+    let about_tool = groups
+        .iter()
+        .position(|g| g.finding.target != Target::Tool)
+        .unwrap_or(groups.len());
+    let mut first: Vec<Group> = groups.drain(..about_tool).collect();
+    first.extend(found.iter().map(|f| Group {
+        finding: f.clone(),
+        origins: root.clone(),
+        pointers: vec![f.pointer.clone()],
+    }));
+    first.sort_by_key(rank);
+    groups.splice(0..0, first);
+}
+
 /// What an item says, without where it is: copies of one node say the same. Its JSON text
 /// with the place left empty, written straight from the item (a tailored projection can have
 /// a hundred thousand adapters; building a JSON value of each first cost more).
@@ -553,4 +650,88 @@ fn without_place<T: Serialize + Clone>(item: &T, clear_place: impl Fn(&mut T)) -
     let mut item = item.clone();
     clear_place(&mut item);
     serde_json::to_string(&item).unwrap_or_default()
+}
+
+/// The tool-list facts of the request `tools` make for `profile` (see
+/// [`tool_set`](super::tool_set)), from their projections: for a profile that counts across
+/// tools, each tool's counts and its tailored schema as the plan sees it, tailored exactly as
+/// [`lint_forms`] tailors it.
+pub fn tool_set(profile: Profile, tools: &[ToolForms<'_>]) -> ToolSet {
+    let members: Vec<Member<'_>> = if tool_set::counts_across_tools(profile) {
+        crate::parallel::map(tools, |t| counted_member(profile, t.name, t))
+    } else {
+        tools.iter().map(named_member).collect()
+    };
+    ToolSet::new(profile, &members)
+}
+
+/// [`tool_set`] of `tools`, projecting them with `options` only where the profile counts
+/// across tools (each projection is dropped once counted); elsewhere only the names are read
+/// and every tool is taken to project. `named`: whether the tools have names to check (a bare
+/// schema has none). Stops when `options.cancel` is raised.
+pub fn tool_set_of(
+    profile: Profile,
+    tools: &[&Tool],
+    named: bool,
+    options: &Options,
+) -> Result<ToolSet, ProjectionError> {
+    if !tool_set::counts_across_tools(profile) {
+        let members: Vec<Member<'_>> = tools
+            .iter()
+            .map(|&t| Member {
+                name: named.then_some(t.name.as_str()),
+                forms: [Some(Demand::default()); 3],
+                candidate: None,
+            })
+            .collect();
+        return Ok(ToolSet::new(profile, &members));
+    }
+    let made: Vec<Result<Member<'_>, ProjectionError>> = crate::parallel::map(tools, |t| {
+        let tool: &Tool = *t;
+        let projection = match crate::project_tool(tool, options) {
+            Err(ProjectionError::Cancelled { at }) => {
+                return Err(ProjectionError::Cancelled { at });
+            }
+            other => other.map_err(|e| e.to_string()),
+        };
+        let forms = ToolForms {
+            name: named.then_some(tool.name.as_str()),
+            tool,
+            options,
+            projection: projection.as_ref().map_err(String::as_str),
+        };
+        Ok(counted_member(profile, named.then_some(tool.name.as_str()), &forms))
+    });
+    let members = made.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(ToolSet::new(profile, &members))
+}
+
+/// A tool as a request of names only sees it: every form present.
+fn named_member<'a>(t: &ToolForms<'a>) -> Member<'a> {
+    let projected = t.projection.is_ok().then(Demand::default);
+    Member {
+        name: t.name,
+        forms: [Some(Demand::default()), projected, projected],
+        candidate: None,
+    }
+}
+
+/// A tool with its counts in each form and its tailored schema as the plan sees it, named
+/// `name`.
+fn counted_member<'n>(profile: Profile, name: Option<&'n str>, t: &ToolForms<'_>) -> Member<'n> {
+    let trace = crate::projection::tailor::Trace::Skipped;
+    let tailored = crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok(), trace);
+    let candidate = match &tailored {
+        Ok(x) => Candidate::of(profile, &x.projection.schema, &x.unresolved),
+        Err(e) => Candidate::missing(&e.to_string()),
+    };
+    Member {
+        name,
+        forms: [
+            Some(Demand::of(t.original())),
+            t.projection.ok().map(|p| Demand::of(&p.schema)),
+            tailored.ok().map(|x| Demand::of(&x.projection.schema)),
+        ],
+        candidate: Some(candidate),
+    }
 }

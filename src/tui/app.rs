@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use ratatui::layout::{Position, Rect};
 use ratatui::widgets::ListState;
 
-use schemalens::lint::report::{self, Form, ProfileLint, ToolForms};
+use schemalens::lint::report::{Form, ProfileLint, ToolForms};
+use schemalens::lint::tool_set::ToolSet;
 use schemalens::lint::{self, Group, Profile};
 use schemalens::manifest::{self, Manifest, ManifestFormat, Tool};
 use schemalens::watch::ProjectionCache;
@@ -21,7 +22,8 @@ use super::loading::Loading;
 use super::overlay::{self, Overlay};
 use super::payloads::{self, PayloadRow};
 use super::projecting::{
-    self, ChangesReport, Computed, DiffJob, Failure, PayloadJob, ReportJob, Request, Worker,
+    self, ChangesReport, Computed, DiffJob, Failure, PayloadJob, ReportJob, Request, ToolSetJob,
+    ToolSets, Worker,
 };
 use super::render::{Areas, layout};
 use super::saving::SaveReader;
@@ -268,8 +270,11 @@ pub struct ToolView {
     /// The profile the panes' findings are for.
     pub profile: Option<Profile>,
     /// That profile's verdicts and findings on the original, the projection and the tailored
-    /// schema (what `project --provider` sends).
+    /// schema (what `project --provider` sends), in the request of every tool of its file.
     pub report: Option<ProfileLint>,
+    /// The tool-list facts of its file the report was made with: the request's plan, when the
+    /// profile limits a whole request.
+    pub tool_set: Option<Arc<ToolSet>>,
     /// What changed in this tool since its source's baseline; `None` when nothing did.
     pub diff: Option<schemalens::diff::ToolDiff>,
 }
@@ -361,6 +366,9 @@ pub struct App {
     pub quit: bool,
     /// Projections of the tools shown, reused across reloads for unchanged schemas.
     pub cache: RefCell<ProjectionCache>,
+    /// The tool-list facts of the files shown, per version and profile (shared with the
+    /// worker, which makes them).
+    pub tool_sets: ToolSets,
     /// Following the files: the watcher's state, payload texts it read, the last save.
     pub live: Live,
     /// The live MCP server, when the inspector runs on one (`schemalens mcp`).
@@ -562,6 +570,7 @@ impl App {
             message: None,
             quit: false,
             cache: RefCell::new(ProjectionCache::new()),
+            tool_sets: ToolSets::default(),
             live: Live::default(),
             server: None,
             why: None,
@@ -759,6 +768,9 @@ impl App {
             options: self.options.clone(),
             cached,
             lint: self.profile.map(|p| (p, named)),
+            tool_set: self.profile.map(|p| {
+                ToolSetJob::of(&self.tool_sets, manifest, index, p, &self.options)
+            }),
             payloads,
             diff,
             checks_only: false,
@@ -1226,6 +1238,7 @@ impl App {
             fresh,
             trees: [original, projected],
             lint,
+            tool_set,
             payloads: (payloads, payload_error),
             diff,
             ..
@@ -1261,6 +1274,7 @@ impl App {
             payload_error,
             profile,
             report,
+            tool_set,
             diff,
         };
         let reused = keep.as_ref().is_some_and(|k| k.states.is_some());
@@ -1416,28 +1430,33 @@ impl App {
     }
 
     /// The chosen provider's verdicts on tool `entry` in its three forms (`projection`: the
-    /// shown projection, or why there is none); the tool is linted on its own, so rules about
-    /// the whole tool list see this tool alone.
+    /// shown projection, or why there is none), in the request of every tool of its file (the
+    /// file's tool-list facts made here when they were not), and those facts.
     fn lint_report(
         &self,
         entry: usize,
         projection: Result<&Projection, Option<&str>>,
-    ) -> Option<ProfileLint> {
+    ) -> (Option<ProfileLint>, Option<Arc<ToolSet>>) {
         let (Some(profile), Some((source, tool))) = (self.profile, self.tool(entry)) else {
-            return None;
+            return (None, None);
+        };
+        let (Ok(manifest), Some(Entry::Tool { tool: index, .. })) =
+            (&source.manifest, self.entries.get(entry))
+        else {
+            return (None, None);
         };
         // A bare schema has no tool name of its own (the title stands in for one).
-        let named = source
-            .manifest
-            .as_ref()
-            .is_ok_and(|m| m.format != ManifestFormat::BareSchema);
+        let named = manifest.format != ManifestFormat::BareSchema;
         let forms = ToolForms {
             name: named.then_some(tool.name.as_str()),
             tool,
             options: &self.options,
             projection: projection.map_err(|e| e.unwrap_or("the projection failed")),
         };
-        report::lint_forms(profile, &[forms]).pop()
+        let job = ToolSetJob::of(&self.tool_sets, manifest, *index, profile, &self.options);
+        // The app's own options are never cancelled: this runs to the end.
+        projecting::lint_in_manifest(profile, &forms, Some(job), &self.options)
+            .unwrap_or_default()
     }
 
     /// Next profile: none, then each in [`Profile::ALL`] order, then none again.
@@ -1511,7 +1530,7 @@ impl App {
             return;
         }
         let projection = view.projection.as_deref().ok_or(view.error.as_deref());
-        let report = self.lint_report(view.entry, projection);
+        let (report, tool_set) = self.lint_report(view.entry, projection);
         let (original, projected) = pane_groups(report.as_ref());
         let profile = self.profile;
         if let Some(view) = &mut self.view {
@@ -1519,6 +1538,7 @@ impl App {
             view.panes[1].set_lint(projected);
             view.profile = profile;
             view.report = report;
+            view.tool_set = tool_set;
         }
     }
 

@@ -131,6 +131,10 @@ fn body(app: &App, width: u16) -> Vec<Line<'static>> {
     }
     // A provider was asked for: its verdict on this node comes before the projection's story.
     if let Some(profile) = view.profile {
+        // The tool entry: how the request of the file's tools sends it.
+        if node.pointer.is_empty() {
+            out.extend(super::lint::tool_entry_lines(view, profile, theme));
+        }
         out.extend(super::lint::node_lines(pane, id, profile, theme));
     }
 

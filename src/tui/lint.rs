@@ -108,13 +108,59 @@ pub fn summary(groups: &[Group]) -> String {
     }
 }
 
-/// `original rejected · projection rejected · tailored accepted (adapter)`: the answer first.
+/// `original rejected · projection rejected · tailored accepted (adapter)`: the answer first;
+/// where a request plan decides it, how the tool is sent (`· non-strict`).
 pub fn verdicts(report: &ProfileLint) -> String {
     Form::ALL
         .into_iter()
-        .map(|form| format!("{form} {}", report.verdict_label(form)))
+        .map(|form| match form {
+            Form::Tailored => format!("{form} {}", report.tailored_label()),
+            _ => format!("{form} {}", report.verdict_label(form)),
+        })
         .collect::<Vec<_>>()
         .join(" · ")
+}
+
+/// How the request of every tool of the file sends this one, where a plan decides it
+/// (Anthropic strict tool use): `sent non-strict: …` with the engine's reason, then the
+/// request as a whole. Whether the first says the tool is sent otherwise than asked.
+pub fn sent_lines(view: &ToolView) -> Vec<(String, bool)> {
+    let Some(decision) = view.report.as_ref().and_then(|r| r.sent.as_ref()) else {
+        return Vec::new();
+    };
+    let mut out = vec![(format!("sent {}", decision.label()), !decision.strict)];
+    if let Some(plan) = view.tool_set.as_ref().and_then(|s| s.plan.as_ref()) {
+        let b = plan.budgets;
+        out.push((
+            format!(
+                "one request takes {} of the {} tools of this file strict (at most {} strict tools, {} optional and {} union-typed properties across them; these take {}, {})",
+                plan.strict_count(),
+                plan.decisions.len(),
+                b.tools,
+                b.optional,
+                b.unions,
+                plan.used.optional,
+                plan.used.unions,
+            ),
+            false,
+        ));
+    }
+    out
+}
+
+/// The detail pane's lines about the tool entry (the root): how the request sends it.
+pub fn tool_entry_lines(view: &ToolView, profile: Profile, theme: Theme) -> Vec<Line<'static>> {
+    sent_lines(view)
+        .into_iter()
+        .map(|(text, otherwise)| {
+            let style = if otherwise {
+                theme.severity(Severity::Warn)
+            } else {
+                theme.dim()
+            };
+            Line::styled(format!("{}: {}", profile.name(), escape(&text)), style)
+        })
+        .collect()
 }
 
 /// `●2 ▲1` for a pane title; empty when there is nothing.
@@ -206,6 +252,8 @@ pub enum Row {
     Empty(Form),
     /// A line about the tailored schema: its payload adapter, what it could not fix.
     Tailoring(usize),
+    /// How the request of the file's tools sends the tool (see [`sent_lines`]).
+    Request(usize),
     /// The `n`th group of the whole list (original, then projection, then tailored).
     Group(usize),
     /// The tool's payloads as the provider is sent them: a heading with the tally.
@@ -296,6 +344,7 @@ pub fn rows(view: &ToolView) -> Vec<Row> {
     for form in &report.forms {
         rows.push(Row::Heading(form.form));
         if form.form == Form::Tailored {
+            rows.extend((0..sent_lines(view).len()).map(Row::Request));
             rows.extend((0..tailoring_lines(report).len()).map(Row::Tailoring));
         }
         if form.groups.is_empty() {
@@ -630,6 +679,7 @@ pub fn render_list(
         .min(24);
     let tool = app.tool(view.entry).map(|(_, t)| clip(&t.name, 40));
     let notes = tailoring_lines(report);
+    let sent = sent_lines(view);
     let lines: Vec<Line<'static>> = rows
         .iter()
         .skip(offset)
@@ -680,6 +730,14 @@ pub fn render_list(
                 format!("  {}", notes.get(i).cloned().unwrap_or_default()),
                 theme.dim(),
             ),
+            Row::Request(i) => match sent.get(i) {
+                Some((text, true)) => Line::styled(
+                    format!("  {}", escape(text)),
+                    theme.severity(Severity::Warn),
+                ),
+                Some((text, false)) => Line::styled(format!("  {}", escape(text)), theme.dim()),
+                None => Line::default(),
+            },
             Row::SentHeading => Line::from(vec![Span::styled(
                 sent_heading(view, profile),
                 theme.heading(),

@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use schemalens::lint::Profile;
 use schemalens::lint::report::{self, ProfileLint, ToolForms};
-use schemalens::manifest::{SchemaDialect, Tool};
+use schemalens::lint::tool_set::ToolSet;
+use schemalens::manifest::{ManifestFormat, SchemaDialect, Tool};
 use schemalens::projection::Cancel;
 use schemalens::{Options, Projection, ProjectionError, project_tool};
 
@@ -45,6 +46,9 @@ pub struct Request {
     /// The provider to lint the tool's three forms for, and whether the tool has a name of its
     /// own to check (a bare schema has none): a lint of a big tool takes as long as projecting.
     pub lint: Option<(Profile, bool)>,
+    /// The other tools of the tool's manifest, which the lint's tool-list rules read (see
+    /// [`ToolSetJob`]).
+    pub tool_set: Option<ToolSetJob>,
     /// The tool's payloads to check against both schemas (compiling validators for a big
     /// projection takes seconds).
     pub payloads: Option<PayloadJob>,
@@ -235,6 +239,114 @@ impl Known {
     }
 }
 
+/// The tool-list facts of the manifests shown (see [`schemalens::lint::tool_set`]), by
+/// manifest version (its document's address), profile and options: made once per version,
+/// read by the lint of each of its tools. For Anthropic strict tool use they project and
+/// tailor every tool of the manifest, which takes as long as `lint` of the whole file.
+#[derive(Clone, Default)]
+pub struct ToolSets {
+    entries: Arc<Mutex<VecDeque<ToolSetEntry>>>,
+}
+
+struct ToolSetEntry {
+    document: Arc<Value>,
+    profile: Profile,
+    options: String,
+    set: Arc<ToolSet>,
+}
+
+impl ToolSets {
+    /// A few versions and profiles; each is small (findings and a plan per tool).
+    const KEEP: usize = 6;
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, VecDeque<ToolSetEntry>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The facts of `manifest`'s tools for `profile` under `options`, when they were made.
+    pub fn get(
+        &self,
+        manifest: &Manifest,
+        profile: Profile,
+        options: &Options,
+    ) -> Option<Arc<ToolSet>> {
+        let options = format!("{options:?}");
+        self.entries()
+            .iter()
+            .find(|e| {
+                Arc::ptr_eq(&e.document, &manifest.document)
+                    && e.profile == profile
+                    && e.options == options
+            })
+            .map(|e| e.set.clone())
+    }
+
+    fn keep(&self, manifest: &Manifest, profile: Profile, options: &Options, set: Arc<ToolSet>) {
+        let mut entries = self.entries();
+        // A version nobody else holds any more is never asked again.
+        entries.retain(|e| Arc::strong_count(&e.document) > 1);
+        entries.push_front(ToolSetEntry {
+            document: manifest.document.clone(),
+            profile,
+            options: format!("{options:?}"),
+            set,
+        });
+        entries.truncate(Self::KEEP);
+    }
+
+    /// The facts, made now (and kept) if they were not; `Err` when `options.cancel` stopped
+    /// them.
+    pub fn get_or_make(
+        &self,
+        manifest: &Manifest,
+        profile: Profile,
+        options: &Options,
+    ) -> Result<Arc<ToolSet>, ProjectionError> {
+        if let Some(set) = self.get(manifest, profile, options) {
+            return Ok(set);
+        }
+        let named = manifest.format != ManifestFormat::BareSchema;
+        let tools: Vec<&Tool> = manifest.tools.iter().collect();
+        let set = Arc::new(report::tool_set_of(profile, &tools, named, options)?);
+        self.keep(manifest, profile, options, set.clone());
+        Ok(set)
+    }
+}
+
+/// What the lint of tool `index` of a manifest needs of the others: their facts.
+pub struct ToolSetJob {
+    pub index: usize,
+    pub facts: Facts,
+}
+
+pub enum Facts {
+    Made(Arc<ToolSet>),
+    /// To be made in the worker, from a copy of the manifest that shares its document and
+    /// schemas, and kept in `sets`.
+    Make { manifest: Manifest, sets: ToolSets },
+}
+
+impl ToolSetJob {
+    /// The job for tool `index` of `manifest`: its facts from `sets` when they are made, else
+    /// what makes them.
+    pub fn of(
+        sets: &ToolSets,
+        manifest: &Manifest,
+        index: usize,
+        profile: Profile,
+        options: &Options,
+    ) -> ToolSetJob {
+        let facts = match sets.get(manifest, profile, options) {
+            Some(set) => Facts::Made(set),
+            None => Facts::Make {
+                manifest: manifest.clone(),
+                sets: sets.clone(),
+            },
+        };
+        ToolSetJob { index, facts }
+    }
+}
+
 /// The changes screen's report, and the names of the two versions compared.
 pub struct ChangesReport {
     pub report: Report,
@@ -259,6 +371,8 @@ pub struct Computed {
     pub trees: [SchemaTree; 2],
     /// The profile linted for, and its report.
     pub lint: Option<(Profile, Option<ProfileLint>)>,
+    /// The tool-list facts of the tool's manifest the report was made with.
+    pub tool_set: Option<Arc<ToolSet>>,
     /// The payloads' verdicts, and why they could not be checked (when asked for and the
     /// tool projected).
     pub payloads: (Vec<PayloadRow>, Option<String>),
@@ -321,6 +435,7 @@ pub fn compute_with(
         options,
         cached,
         lint,
+        tool_set,
         payloads,
         diff,
         checks_only,
@@ -358,18 +473,23 @@ pub fn compute_with(
     if stop() {
         return Err(Step::Trees);
     }
-    let lint = lint.filter(|_| !checks_only).map(|(profile, named)| {
-        let forms = ToolForms {
-            name: named.then_some(tool.name.as_str()),
-            tool: &tool,
-            options: &options,
-            projection: match &projection {
-                Ok(p) => Ok(p.as_ref()),
-                Err(f) => Err(f.message.as_str()),
-            },
-        };
-        (profile, report::lint_forms(profile, &[forms]).pop())
-    });
+    let (lint, tool_set) = match lint.filter(|_| !checks_only) {
+        Some((profile, named)) => {
+            let forms = ToolForms {
+                name: named.then_some(tool.name.as_str()),
+                tool: &tool,
+                options: &options,
+                projection: match &projection {
+                    Ok(p) => Ok(p.as_ref()),
+                    Err(f) => Err(f.message.as_str()),
+                },
+            };
+            let (report, set) = lint_in_manifest(profile, &forms, tool_set, &options)
+                .map_err(|_| Step::Lint)?;
+            (Some((profile, report)), set)
+        }
+        None => (None, None),
+    };
     // A lint cut short by a cancel (its tailored projection) is not the lint asked for.
     if stop() {
         return Err(Step::Lint);
@@ -401,12 +521,33 @@ pub fn compute_with(
         fresh,
         trees,
         lint,
+        tool_set,
         payloads,
         diff,
         report,
         changes,
         took: start.elapsed(),
     })
+}
+
+/// The lint of one tool's three forms for `profile`, with what it owes to the other tools of
+/// its manifest when `job` names them (their facts made first, or found made); `Err` when the
+/// cancel stopped the facts.
+pub fn lint_in_manifest(
+    profile: Profile,
+    forms: &ToolForms<'_>,
+    job: Option<ToolSetJob>,
+    options: &Options,
+) -> Result<(Option<ProfileLint>, Option<Arc<ToolSet>>), ProjectionError> {
+    let Some(job) = job else {
+        return Ok((report::lint_forms(profile, std::slice::from_ref(forms)).pop(), None));
+    };
+    let set = match job.facts {
+        Facts::Made(set) => set,
+        Facts::Make { manifest, sets } => sets.get_or_make(&manifest, profile, options)?,
+    };
+    let report = report::lint_forms_in(profile, forms, job.index, &set);
+    Ok((report, Some(set)))
 }
 
 /// The original tree and the projection's (empty when projecting failed), unless `stop`.
@@ -656,6 +797,7 @@ pub(crate) mod tests {
             options: Options::flat(),
             cached: None,
             lint: None,
+            tool_set: None,
             payloads: None,
             diff: None,
             checks_only: false,

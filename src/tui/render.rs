@@ -781,6 +781,12 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::from(
         "  A row carries the worst finding on its node; the detail pane quotes the provider.",
     ));
+    lines.push(Line::from(
+        "  A tool is linted in the request of every tool of its file: a name another tool has is",
+    ));
+    lines.push(Line::from(
+        "  refused on the root, and anthropic-strict says whether it is sent strict, and why not.",
+    ));
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled("Rows", theme.heading())));
     lines.push(Line::from(vec![

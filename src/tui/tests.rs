@@ -1945,3 +1945,193 @@ fn a_request_shares_the_tool_s_schema_and_finds_its_projection_by_address() {
         .expect("the shown projection, from the cache");
     assert!(std::sync::Arc::ptr_eq(&cached, &shown));
 }
+
+// ---------------------------------------------------------------- tool-list verdicts
+
+use schemalens::lint::report::{Form, ToolForms, Verdict};
+
+/// An Anthropic tool list of `n` tools strict tool use takes (one optional property each);
+/// tool `repeat`, when given, is named as tool 0 is.
+fn anthropic_tools(n: usize, repeat: Option<usize>) -> String {
+    let tools: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            let name = if Some(i) == repeat { 0 } else { i };
+            json!({"name": format!("t{name}"), "input_schema": {"type": "object",
+                "properties": {"q": {"type": "string"}, "n": {"type": "integer"}},
+                "required": ["q"]}})
+        })
+        .collect();
+    serde_json::Value::Array(tools).to_string()
+}
+
+fn choose(app: &mut App, profile: Profile) {
+    while app.profile != Some(profile) {
+        keys(app, "p");
+    }
+}
+
+/// Shows tool `index` of the first file.
+fn go_to_tool(app: &mut App, index: usize) {
+    while app.view.as_ref().map(|v| v.entry) != Some(index) {
+        keys(app, "]");
+    }
+}
+
+/// What `lint` of the whole file says of tool `index`: the report the inspector must show.
+fn whole_file_lint(app: &App, profile: Profile, index: usize) -> String {
+    let manifest = app.sources[0].manifest.as_ref().expect("loads");
+    let projections: Vec<_> = manifest
+        .tools
+        .iter()
+        .map(|t| schemalens::project_tool(t, &app.options).map_err(|e| e.to_string()))
+        .collect();
+    let forms: Vec<ToolForms<'_>> = manifest
+        .tools
+        .iter()
+        .zip(&projections)
+        .map(|(tool, p)| ToolForms {
+            name: Some(tool.name.as_str()),
+            tool,
+            options: &app.options,
+            projection: p.as_ref().map_err(String::as_str),
+        })
+        .collect();
+    format!(
+        "{:?}",
+        schemalens::lint::report::lint_forms(profile, &forms)[index]
+    )
+}
+
+#[test]
+fn a_repeated_tool_name_is_rejected_on_the_tool_that_repeats_it() {
+    let text = anthropic_tools(3, Some(2));
+    let mut app = open_text(&[("tools.json", &text)], Options::flat(), 120, 30);
+    choose(&mut app, Profile::Anthropic);
+    let first = app.view.as_ref().unwrap().report.clone().unwrap();
+    assert_eq!(first.verdict(Form::Tailored), Verdict::Accepted);
+    go_to_tool(&mut app, 2);
+    let report = app.view.as_ref().unwrap().report.as_ref().unwrap();
+    for form in Form::ALL {
+        assert_eq!(report.verdict(form), Verdict::Rejected, "{form}");
+    }
+    assert_eq!(format!("{report:?}"), whole_file_lint(&app, Profile::Anthropic, 2));
+    // The finding is about the tool entry: the root carries it, and the detail pane quotes
+    // the provider.
+    assert_eq!(worst_at(&app, Side::Original, ""), Some(Severity::Error));
+    assert_eq!(worst_at(&app, Side::Projection, ""), Some(Severity::Error));
+    let detail = detail_text(&app, 120);
+    assert!(
+        detail.contains("provider says: tools: Tool names must be unique."),
+        "{detail}"
+    );
+    keys(&mut app, "L");
+    let text = screen(&app);
+    assert!(
+        text.contains("t0 · anthropic: original rejected · projection rejected · tailored rejected"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tool-name-unique (the tool entry)  Tool name `t0` is already used by tool #0 of this list."),
+        "{text}"
+    );
+    snap("lint_list_repeated_name", text);
+}
+
+#[test]
+fn anthropic_strict_says_which_tools_the_request_sends_strict() {
+    let text = anthropic_tools(22, None);
+    let mut app = open_text(&[("tools.json", &text)], Options::flat(), 160, 40);
+    choose(&mut app, Profile::AnthropicStrict);
+    let detail = detail_text(&app, 160);
+    assert!(detail.contains("anthropic-strict: sent strict"), "{detail}");
+    go_to_tool(&mut app, 21);
+    let report = app.view.as_ref().unwrap().report.as_ref().unwrap();
+    assert_eq!(
+        format!("{report:?}"),
+        whole_file_lint(&app, Profile::AnthropicStrict, 21)
+    );
+    let sent = report.sent.as_ref().expect("the plan decides");
+    assert!(!sent.strict);
+    assert!(
+        app.message
+            .as_deref()
+            .is_none_or(|m| !m.contains("tailored accepted · strict")),
+        "{:?}",
+        app.message
+    );
+    // The tool entry says how it is sent, and why not strict.
+    let detail = detail_text(&app, 160);
+    assert!(
+        detail.contains(
+            "anthropic-strict: sent non-strict: the request has room for no more: with it, 21 strict tools (at most 20)"
+        ),
+        "{detail}"
+    );
+    keys(&mut app, "L");
+    let text = screen(&app);
+    assert!(
+        text.contains(
+            "t21 · anthropic-strict: original rejected · projection rejected · tailored accepted (adapter) · non-strict"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("sent non-strict: the request has room for no more: with it, 21 strict tools (at most 20)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("one request takes 20 of the 22 tools of this file strict"),
+        "{text}"
+    );
+    snap("lint_list_strict_plan", text);
+}
+
+#[test]
+fn the_tool_list_facts_are_made_once_per_file_version_and_in_the_background() {
+    let text = anthropic_tools(22, Some(21));
+    let mut inline = open_text(&[("tools.json", &text)], Options::flat(), 160, 40);
+    choose(&mut inline, Profile::AnthropicStrict);
+    go_to_tool(&mut inline, 21);
+    let sources = vec![text_source("tools.json", &text)];
+    let worker = super::projecting::Worker::by_hand();
+    let mut app = App::with_worker(sources, Options::flat(), PLAIN, true, Some(worker));
+    update(
+        &mut app,
+        Action::Resize {
+            width: 160,
+            height: 40,
+        },
+    );
+    run_worker(&mut app);
+    keys(&mut app, "p");
+    while app.pending.is_some() || app.profile != Some(Profile::AnthropicStrict) {
+        if app.pending.is_some() {
+            run_worker(&mut app);
+        } else {
+            keys(&mut app, "p");
+        }
+    }
+    let set = app.view.as_ref().unwrap().tool_set.clone().expect("made in the worker");
+    for _ in 0..21 {
+        keys(&mut app, "]");
+        run_worker(&mut app);
+    }
+    let view = app.view.as_ref().unwrap();
+    assert_eq!(view.entry, 21);
+    let again = view.tool_set.as_ref().expect("found made");
+    assert!(std::sync::Arc::ptr_eq(&set, again), "made once for the file");
+    assert_eq!(
+        format!("{:?}", view.report),
+        format!("{:?}", inline.view.as_ref().unwrap().report)
+    );
+    let rules: Vec<&str> = view
+        .report
+        .as_ref()
+        .unwrap()
+        .form(Form::Tailored)
+        .groups
+        .iter()
+        .map(|g| g.finding.rule)
+        .collect();
+    assert_eq!(rules, ["tool-name-unique"]);
+}

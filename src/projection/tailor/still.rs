@@ -17,10 +17,20 @@ impl Tailored {
     /// with how many there are: a projection that inlined one bad definition a thousand times
     /// says so in one line). Empty exactly when lint accepts the tailored schema.
     pub fn still_failing(&self, name: Option<&str>) -> Vec<Unresolved> {
+        self.still_failing_in(name, &[])
+    }
+
+    /// [`Tailored::still_failing`] for a tool sent with others: `tool_list` are the findings
+    /// of the rules that read the whole tool list on this tailored schema (a name another tool
+    /// has: see [`ToolSet`](crate::lint::tool_set::ToolSet)), which the tool linted alone never
+    /// meets. Empty exactly when `lint` of the whole request accepts the tailored schema.
+    pub fn still_failing_in(&self, name: Option<&str>, tool_list: &[lint::Finding]) -> Vec<Unresolved> {
         let schema = &self.projection.schema;
-        let findings = lint::lint_tools(self.profile, &[Subject { name, schema }])
+        let alone = lint::lint_tools(self.profile, &[Subject { name, schema }])
             .pop()
             .unwrap_or_default();
+        // Tool-level findings come first in lint order, the request's before the schema's.
+        let findings = tool_list.iter().cloned().chain(alone);
         let named: HashSet<(&str, &str)> = self
             .unresolved
             .iter()
@@ -28,7 +38,7 @@ impl Tailored {
             .collect();
         // Rule → its first unnamed finding and how many places it fires at, in lint order.
         let mut unnamed: BTreeMap<&'static str, (usize, lint::Finding, usize)> = BTreeMap::new();
-        for (order, f) in findings.into_iter().enumerate() {
+        for (order, f) in findings.enumerate() {
             if !f.is_error() || named.contains(&(f.rule, f.pointer.as_str())) {
                 continue;
             }
