@@ -272,6 +272,8 @@ pub(crate) struct Batch<'a> {
     tools: Vec<Subject<'a>>,
     cxs: Vec<SchemaCx<'a>>,
     links: Vec<Option<(&'a Links, &'a Value)>>,
+    /// The first tool's place in the request, which messages name (`tools.{index}…`).
+    first: usize,
 }
 
 impl<'a> Batch<'a> {
@@ -280,7 +282,19 @@ impl<'a> Batch<'a> {
         links: Vec<Option<(&'a Links, &'a Value)>>,
     ) -> Batch<'a> {
         let cxs = tools.iter().map(|t| SchemaCx::new(t.schema)).collect();
-        Batch { tools, cxs, links }
+        Batch {
+            tools,
+            cxs,
+            links,
+            first: 0,
+        }
+    }
+
+    /// The batch as part of a request whose tools before it are not in it: its first tool is
+    /// tool `first` of the request.
+    pub(crate) fn numbered_from(mut self, first: usize) -> Batch<'a> {
+        self.first = first;
+        self
     }
 
     /// What Ollama keeps of tool `i`'s schema, taken from the lint that made it (made here
@@ -330,7 +344,7 @@ impl<'a> Batch<'a> {
             .map(|(i, list)| {
                 let links = self.links.get(i).copied().flatten();
                 group::group(list, links, |rule, hit| {
-                    finding(profile, rule, hit, &self.tools[i], i, &self.cxs[i])
+                    finding(profile, rule, hit, &self.tools[i], self.first + i, &self.cxs[i])
                 })
             })
             .collect()

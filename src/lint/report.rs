@@ -250,13 +250,16 @@ fn lint_forms_with(
     tools: &[ToolForms<'_>],
     set: Option<(&ToolSet, usize)>,
 ) -> Vec<Vec<ProfileLint>> {
+    // With a set, the one tool is numbered as the request numbers it in each form.
+    let first = |form: Form| set.and_then(|(s, i)| s.place(i, form)).unwrap_or(0);
     let originals = Batch::new(
         tools
             .iter()
             .map(|t| subject(t.name, t.original()))
             .collect(),
         vec![None; tools.len()],
-    );
+    )
+    .numbered_from(first(Form::Original));
     // Only the tools that have a projection.
     let present: Vec<(&ToolForms<'_>, &Projection)> = tools
         .iter()
@@ -271,7 +274,8 @@ fn lint_forms_with(
             .iter()
             .map(|(t, p)| Some((&p.links, t.original())))
             .collect(),
-    );
+    )
+    .numbered_from(first(Form::Projection));
     profiles
         .iter()
         .map(|&profile| {
@@ -290,7 +294,13 @@ fn lint_forms_with(
             };
             let (original, projected) = linted_first
                 .unwrap_or_else(|| (originals.lint(profile), projections.lint(profile)));
-            let tailored_groups = lint_tailored(profile, tools, &tailored, &projected);
+            let tailored_groups = lint_tailored(
+                profile,
+                tools,
+                &tailored,
+                &projected,
+                first(Form::Tailored),
+            );
             let views = (profile == Profile::Ollama)
                 .then(|| ollama_views(tools, &mut projections, &tailored));
             let mut linted = assemble(
@@ -471,12 +481,14 @@ fn tailored_form<'a>(t: &ToolForms<'a>, profile: Profile) -> Result<TailoredForm
 }
 
 /// The tailored schemas' groups, one list per tool that has one (`None` for the others).
-/// `projected` are the projections' groups (for the tools that have one, in order).
+/// `projected` are the projections' groups (for the tools that have one, in order); `first`
+/// numbers the first tool.
 fn lint_tailored(
     profile: Profile,
     tools: &[ToolForms<'_>],
     tailored: &[Result<TailoredForm<'_>, String>],
     projected: &[Vec<Group>],
+    first: usize,
 ) -> Vec<Option<Vec<Group>>> {
     // Most profiles change nothing in most projections: then the lint is the same.
     let unchanged = tools
@@ -510,6 +522,7 @@ fn lint_tailored(
             .map(|(t, x)| Some((&x.links, t.original())))
             .collect(),
     )
+    .numbered_from(first)
     .lint(profile)
     .into_iter();
     tailored

@@ -36,6 +36,9 @@ pub struct ToolSet {
     pub profile: Profile,
     /// Per tool, per form: the tool-list rules' findings on it, in table order.
     findings: Vec<[Vec<Finding>; 3]>,
+    /// Per tool, per form: its place among the tools that have that form (what the
+    /// provider's messages number it), `None` where it has none.
+    places: Vec<[Option<usize>; 3]>,
     /// Which tools go strict, for a profile that limits whole requests; `None` otherwise, and
     /// when the tools' tailored schemas were not looked at ([`ToolSet::of_names`]).
     pub plan: Option<Plan>,
@@ -64,6 +67,7 @@ impl ToolSet {
     pub fn new(profile: Profile, members: &[Member<'_>]) -> ToolSet {
         let mut findings: Vec<[Vec<(usize, Finding)>; 3]> =
             members.iter().map(|_| Default::default()).collect();
+        let mut places: Vec<[Option<usize>; 3]> = vec![[None; 3]; members.len()];
         // Tool-list rules read names and counts, never a schema's nodes.
         let null = Value::Null;
         let no_schema = SchemaCx::new(&null);
@@ -73,6 +77,9 @@ impl ToolSet {
                 .enumerate()
                 .filter_map(|(i, m)| m.forms[form as usize].map(|d| (i, m, d)))
                 .collect();
+            for (k, (i, _, _)) in present.iter().enumerate() {
+                places[*i][form as usize] = Some(k);
+            }
             let tools: Vec<ToolCx<'_>> = present
                 .iter()
                 .map(|(_, m, _)| ToolCx {
@@ -127,6 +134,7 @@ impl ToolSet {
                     })
                 })
                 .collect(),
+            places,
             plan,
         }
     }
@@ -171,6 +179,12 @@ impl ToolSet {
         self.findings
             .get(tool)
             .map_or(&[][..], |f| &f[form as usize])
+    }
+
+    /// Tool `tool`'s place among the tools that have `form` (the provider numbers the tools
+    /// it receives), `None` where it has no such schema.
+    pub fn place(&self, tool: usize, form: Form) -> Option<usize> {
+        self.places.get(tool)?[form as usize]
     }
 
     /// How the request plan sends tool `tool` (profiles that limit a request).
