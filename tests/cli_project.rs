@@ -705,7 +705,11 @@ fn a_failing_tool_is_reported_and_the_others_are_written_whatever_the_threads() 
         let written: Value = serde_json::from_slice(&output.stdout)
             .unwrap_or_else(|e| panic!("{threads} threads: stdout is the document ({e})"));
         let written = written["tools"].as_array().expect("the tools");
-        assert_eq!(written.len(), 25, "{threads} threads: every tool is written");
+        assert_eq!(
+            written.len(),
+            25,
+            "{threads} threads: every tool is written"
+        );
         assert_eq!(
             written[12]["inputSchema"], bomb_schema,
             "{threads} threads: the failing tool as it was"
@@ -744,7 +748,10 @@ fn a_failing_tool_is_sent_non_strict_by_the_request_plan() {
     );
     let written = run.json();
     assert_eq!(written[0]["strict"], json!(true), "{written}");
-    assert_eq!(written[0]["input_schema"]["additionalProperties"], json!(false));
+    assert_eq!(
+        written[0]["input_schema"]["additionalProperties"],
+        json!(false)
+    );
     // Non-strict: no flag (an absent flag already means non-strict).
     assert_eq!(written[1]["strict"], Value::Null, "{written}");
     assert!(
@@ -760,11 +767,12 @@ fn a_failing_tool_is_sent_non_strict_by_the_request_plan() {
 /// it on the tool that repeats the name, as `lint` of the manifest rejects it.
 #[test]
 fn project_warns_of_a_name_another_tool_has() {
-    let tool = |name: &str| {
-        json!({"name": name, "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}})
-    };
+    let tool = |name: &str| json!({"name": name, "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}});
     let manifest = json!([tool("search"), tool("fetch"), tool("search")]).to_string();
-    let run = run_with(&["project", "-", "--provider", "anthropic"], Some(&manifest));
+    let run = run_with(
+        &["project", "-", "--provider", "anthropic"],
+        Some(&manifest),
+    );
     run.expect_code(0, "project writes it");
     let warnings: Vec<&str> = run
         .stderr
@@ -787,11 +795,22 @@ fn project_warns_of_a_name_another_tool_has() {
     assert_eq!(summary[0]["tailored"], json!("accepted"), "{summary}");
     // The same tool alone is no request of two: nothing to say.
     let alone = run_with(
-        &["project", "-", "--provider", "anthropic", "--tool", "search"],
+        &[
+            "project",
+            "-",
+            "--provider",
+            "anthropic",
+            "--tool",
+            "search",
+        ],
         Some(&manifest),
     );
     alone.expect_code(0, "one tool");
-    assert!(!alone.stderr.contains("tool-name-unique"), "{}", alone.stderr);
+    assert!(
+        !alone.stderr.contains("tool-name-unique"),
+        "{}",
+        alone.stderr
+    );
 }
 
 /// `explain --provider anthropic-strict` says how the request of the tools explained sends
@@ -817,13 +836,23 @@ fn explain_says_which_tools_are_sent_strict() {
         .map(str::trim)
         .collect();
     assert_eq!(sent.len(), 22, "{}", run.stdout);
-    assert!(sent[..20].iter().all(|l| l.ends_with(" strict")), "{sent:?}");
+    assert!(
+        sent[..20].iter().all(|l| l.ends_with(" strict")),
+        "{sent:?}"
+    );
     assert_eq!(
         sent[21],
         "sent                   non-strict: the request has room for no more: with it, 21 strict tools (at most 20)"
     );
     let json = run_with(
-        &["explain", "-", "--provider", "anthropic-strict", "--format", "json"],
+        &[
+            "explain",
+            "-",
+            "--provider",
+            "anthropic-strict",
+            "--format",
+            "json",
+        ],
         Some(&manifest),
     );
     json.expect_code(0, "explain json");
@@ -836,7 +865,14 @@ fn explain_says_which_tools_are_sent_strict() {
     );
     // The same plan as `lint` of the manifest.
     let lint = run_with(
-        &["lint", "-", "--provider", "anthropic-strict", "--format", "json"],
+        &[
+            "lint",
+            "-",
+            "--provider",
+            "anthropic-strict",
+            "--format",
+            "json",
+        ],
         Some(&manifest),
     );
     let summary = lint.json()["summary"].clone();

@@ -111,8 +111,14 @@ fn the_facts_hold_the_repeated_names_and_the_strict_plan() {
     };
     assert_eq!(rules(5, Form::Tailored), ["tool-name-unique"]);
     assert_eq!(rules(17, Form::Original)[0], "tool-name-unique");
-    assert!(rules(1, Form::Original).is_empty(), "the first of a name is fine");
-    let plan = set.plan.as_ref().expect("anthropic-strict plans the request");
+    assert!(
+        rules(1, Form::Original).is_empty(),
+        "the first of a name is fine"
+    );
+    let plan = set
+        .plan
+        .as_ref()
+        .expect("anthropic-strict plans the request");
     assert_eq!(plan.decisions.len(), 24);
     assert!(plan.strict_count() <= 20);
     assert!(plan.used.optional <= 24 && plan.used.unions <= 16);
@@ -130,10 +136,17 @@ fn the_facts_hold_the_repeated_names_and_the_strict_plan() {
         wide.label()
     );
     // Names only: the repeated names, no plan.
-    let names: Vec<Option<&str>> = manifest.tools.iter().map(|t| Some(t.name.as_str())).collect();
+    let names: Vec<Option<&str>> = manifest
+        .tools
+        .iter()
+        .map(|t| Some(t.name.as_str()))
+        .collect();
     let named = ToolSet::of_names(Profile::AnthropicStrict, &names);
     assert_eq!(named.plan, None);
-    assert_eq!(named.findings(5, Form::Tailored), set.findings(5, Form::Tailored));
+    assert_eq!(
+        named.findings(5, Form::Tailored),
+        set.findings(5, Form::Tailored)
+    );
     assert!(
         named.findings(23, Form::Original).is_empty(),
         "no counts were made: {:?}",
@@ -168,7 +181,11 @@ fn the_corpus_tools_are_linted_as_in_the_whole_manifest() {
         let tools: Vec<&Tool> = manifest.tools.iter().collect();
         let set = report::tool_set_of(Profile::AnthropicStrict, &tools, true, &Options::flat())
             .expect("not cancelled");
-        if set.plan.as_ref().is_some_and(|p| p.strict_count() < tools.len()) {
+        if set
+            .plan
+            .as_ref()
+            .is_some_and(|p| p.strict_count() < tools.len())
+        {
             crossed += 1;
         }
     }

@@ -51,7 +51,10 @@ pub fn run(args: &ExplainArgs) -> Result<u8, Failure> {
         .provider
         .and_then(Budgets::of)
         .map(|b| strict_plan::plan(b, &candidates));
-    for ((_, r), d) in reports.iter_mut().zip(plan.into_iter().flat_map(|p| p.decisions)) {
+    for ((_, r), d) in reports
+        .iter_mut()
+        .zip(plan.into_iter().flat_map(|p| p.decisions))
+    {
         r.sent = Some(d);
     }
     match args.format {

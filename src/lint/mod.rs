@@ -344,7 +344,14 @@ impl<'a> Batch<'a> {
             .map(|(i, list)| {
                 let links = self.links.get(i).copied().flatten();
                 group::group(list, links, |rule, hit| {
-                    finding(profile, rule, hit, &self.tools[i], self.first + i, &self.cxs[i])
+                    finding(
+                        profile,
+                        rule,
+                        hit,
+                        &self.tools[i],
+                        self.first + i,
+                        &self.cxs[i],
+                    )
                 })
             })
             .collect()

@@ -15,7 +15,9 @@ use super::{
     place_by_origin,
 };
 use crate::manifest::Tool;
-use crate::projection::{Adapter, Links, Options, Projection, ProjectionError, Tailored, Unresolved};
+use crate::projection::{
+    Adapter, Links, Options, Projection, ProjectionError, Tailored, Unresolved,
+};
 
 /// The three schemas a user could send for one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -294,13 +296,8 @@ fn lint_forms_with(
             };
             let (original, projected) = linted_first
                 .unwrap_or_else(|| (originals.lint(profile), projections.lint(profile)));
-            let tailored_groups = lint_tailored(
-                profile,
-                tools,
-                &tailored,
-                &projected,
-                first(Form::Tailored),
-            );
+            let tailored_groups =
+                lint_tailored(profile, tools, &tailored, &projected, first(Form::Tailored));
             let views = (profile == Profile::Ollama)
                 .then(|| ollama_views(tools, &mut projections, &tailored));
             let mut linted = assemble(
@@ -636,12 +633,7 @@ fn with_tool_list(profile: Profile, groups: &mut Vec<Group>, found: &[Finding], 
             .is_some_and(tool_set::is_tool_list_rule)
     };
     groups.retain(|g| !is_tool_list(g));
-    let rank = |g: &Group| {
-        profile
-            .rules()
-            .iter()
-            .position(|r| r.id == g.finding.rule)
-    };
+    let rank = |g: &Group| profile.rules().iter().position(|r| r.id == g.finding.rule);
     let about_tool = groups
         .iter()
         .position(|g| g.finding.target != Target::Tool)
@@ -699,8 +691,7 @@ pub fn tool_set_of(
             .collect();
         return Ok(ToolSet::new(profile, &members));
     }
-    let made: Vec<Result<Member<'_>, ProjectionError>> = crate::parallel::map(tools, |t| {
-        let tool: &Tool = *t;
+    let made: Vec<Result<Member<'_>, ProjectionError>> = crate::parallel::map(tools, |&tool| {
         let projection = match crate::project_tool(tool, options) {
             Err(ProjectionError::Cancelled { at }) => {
                 return Err(ProjectionError::Cancelled { at });
@@ -713,7 +704,11 @@ pub fn tool_set_of(
             options,
             projection: projection.as_ref().map_err(String::as_str),
         };
-        Ok(counted_member(profile, named.then_some(tool.name.as_str()), &forms))
+        Ok(counted_member(
+            profile,
+            named.then_some(tool.name.as_str()),
+            &forms,
+        ))
     });
     let members = made.into_iter().collect::<Result<Vec<_>, _>>()?;
     Ok(ToolSet::new(profile, &members))

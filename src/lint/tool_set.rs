@@ -47,10 +47,7 @@ pub struct ToolSet {
 /// Whether `rule` reads the tool list rather than one tool: its findings on a tool depend on
 /// the others.
 pub fn is_tool_list_rule(rule: &LintRule) -> bool {
-    matches!(
-        rule.applies,
-        Check::UniqueToolNames | Check::ToolSet { .. }
-    )
+    matches!(rule.applies, Check::UniqueToolNames | Check::ToolSet { .. })
 }
 
 /// Whether `profile` counts something across the tools of a request (then a [`ToolSet`] needs
@@ -244,7 +241,10 @@ mod tests {
             set.findings(i, form).iter().map(|f| f.rule).collect()
         };
         assert_eq!(rules(0, Form::Original), Vec::<&str>::new());
-        assert_eq!(rules(2, Form::Original), ["tool-name-unique", "limit-optional"]);
+        assert_eq!(
+            rules(2, Form::Original),
+            ["tool-name-unique", "limit-optional"]
+        );
         assert_eq!(
             set.findings(2, Form::Original)[1].message,
             "30 optional properties across the strict tools so far; strict tool use allows 24."

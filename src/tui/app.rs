@@ -768,9 +768,9 @@ impl App {
             options: self.options.clone(),
             cached,
             lint: self.profile.map(|p| (p, named)),
-            tool_set: self.profile.map(|p| {
-                ToolSetJob::of(&self.tool_sets, manifest, index, p, &self.options)
-            }),
+            tool_set: self
+                .profile
+                .map(|p| ToolSetJob::of(&self.tool_sets, manifest, index, p, &self.options)),
             payloads,
             diff,
             checks_only: false,
@@ -1455,8 +1455,7 @@ impl App {
         };
         let job = ToolSetJob::of(&self.tool_sets, manifest, *index, profile, &self.options);
         // The app's own options are never cancelled: this runs to the end.
-        projecting::lint_in_manifest(profile, &forms, Some(job), &self.options)
-            .unwrap_or_default()
+        projecting::lint_in_manifest(profile, &forms, Some(job), &self.options).unwrap_or_default()
     }
 
     /// Next profile: none, then each in [`Profile::ALL`] order, then none again.

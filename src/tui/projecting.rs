@@ -323,7 +323,10 @@ pub enum Facts {
     Made(Arc<ToolSet>),
     /// To be made in the worker, from a copy of the manifest that shares its document and
     /// schemas, and kept in `sets`.
-    Make { manifest: Manifest, sets: ToolSets },
+    Make {
+        manifest: Manifest,
+        sets: ToolSets,
+    },
 }
 
 impl ToolSetJob {
@@ -484,8 +487,8 @@ pub fn compute_with(
                     Err(f) => Err(f.message.as_str()),
                 },
             };
-            let (report, set) = lint_in_manifest(profile, &forms, tool_set, &options)
-                .map_err(|_| Step::Lint)?;
+            let (report, set) =
+                lint_in_manifest(profile, &forms, tool_set, &options).map_err(|_| Step::Lint)?;
             (Some((profile, report)), set)
         }
         None => (None, None),
@@ -540,7 +543,10 @@ pub fn lint_in_manifest(
     options: &Options,
 ) -> Result<(Option<ProfileLint>, Option<Arc<ToolSet>>), ProjectionError> {
     let Some(job) = job else {
-        return Ok((report::lint_forms(profile, std::slice::from_ref(forms)).pop(), None));
+        return Ok((
+            report::lint_forms(profile, std::slice::from_ref(forms)).pop(),
+            None,
+        ));
     };
     let set = match job.facts {
         Facts::Made(set) => set,

@@ -2014,7 +2014,10 @@ fn a_repeated_tool_name_is_rejected_on_the_tool_that_repeats_it() {
     for form in Form::ALL {
         assert_eq!(report.verdict(form), Verdict::Rejected, "{form}");
     }
-    assert_eq!(format!("{report:?}"), whole_file_lint(&app, Profile::Anthropic, 2));
+    assert_eq!(
+        format!("{report:?}"),
+        whole_file_lint(&app, Profile::Anthropic, 2)
+    );
     // The finding is about the tool entry: the root carries it, and the detail pane quotes
     // the provider.
     assert_eq!(worst_at(&app, Side::Original, ""), Some(Severity::Error));
@@ -2027,7 +2030,9 @@ fn a_repeated_tool_name_is_rejected_on_the_tool_that_repeats_it() {
     keys(&mut app, "L");
     let text = screen(&app);
     assert!(
-        text.contains("t0 · anthropic: original rejected · projection rejected · tailored rejected"),
+        text.contains(
+            "t0 · anthropic: original rejected · projection rejected · tailored rejected"
+        ),
         "{text}"
     );
     assert!(
@@ -2111,7 +2116,13 @@ fn the_tool_list_facts_are_made_once_per_file_version_and_in_the_background() {
             keys(&mut app, "p");
         }
     }
-    let set = app.view.as_ref().unwrap().tool_set.clone().expect("made in the worker");
+    let set = app
+        .view
+        .as_ref()
+        .unwrap()
+        .tool_set
+        .clone()
+        .expect("made in the worker");
     for _ in 0..21 {
         keys(&mut app, "]");
         run_worker(&mut app);
@@ -2119,7 +2130,10 @@ fn the_tool_list_facts_are_made_once_per_file_version_and_in_the_background() {
     let view = app.view.as_ref().unwrap();
     assert_eq!(view.entry, 21);
     let again = view.tool_set.as_ref().expect("found made");
-    assert!(std::sync::Arc::ptr_eq(&set, again), "made once for the file");
+    assert!(
+        std::sync::Arc::ptr_eq(&set, again),
+        "made once for the file"
+    );
     assert_eq!(
         format!("{:?}", view.report),
         format!("{:?}", inline.view.as_ref().unwrap().report)

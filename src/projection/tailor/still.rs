@@ -24,7 +24,11 @@ impl Tailored {
     /// of the rules that read the whole tool list on this tailored schema (a name another tool
     /// has: see [`ToolSet`](crate::lint::tool_set::ToolSet)), which the tool linted alone never
     /// meets. Empty exactly when `lint` of the whole request accepts the tailored schema.
-    pub fn still_failing_in(&self, name: Option<&str>, tool_list: &[lint::Finding]) -> Vec<Unresolved> {
+    pub fn still_failing_in(
+        &self,
+        name: Option<&str>,
+        tool_list: &[lint::Finding],
+    ) -> Vec<Unresolved> {
         let schema = &self.projection.schema;
         let alone = lint::lint_tools(self.profile, &[Subject { name, schema }])
             .pop()
