@@ -374,12 +374,15 @@ fn optional_parameters_over_anthropics_limit_are_sent_together_as_json_text() {
         );
     }
     properties.insert("id".into(), json!({"type": "integer"}));
-    // As Zod and Pydantic emit it: the dialect named at the root.
+    // As Zod and Pydantic emit it: the dialect named at the root. Closed (a Zod object): an
+    // open one would count one more optional property, the carrier of its other keys, which
+    // the bundle then joins.
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "properties": properties,
-        "required": ["id"]
+        "required": ["id"],
+        "additionalProperties": false
     });
     let tool = wide_tool(&schema);
     let t = anthropic_fits(&tool);
@@ -648,7 +651,9 @@ fn a_property_carried_for_another_limit_takes_its_enums_along() {
     }
     let values: Vec<Value> = (0..900).map(|i| json!(format!("e{i}"))).collect();
     properties.insert("e".into(), json!({"type": "string", "enum": values}));
-    let schema = json!({"type": "object", "properties": properties});
+    // Closed at the top, so that only the carried properties lose their `properties` there
+    // (an open object gets one more property, the carrier of its other keys).
+    let schema = json!({"type": "object", "properties": properties, "additionalProperties": false});
     let tool = wide_tool(&schema);
     let t = openai_fits(&tool);
     let sent = &t.projection.schema["properties"];
@@ -755,7 +760,9 @@ fn properties_over_openais_limit_are_sent_as_json_text() {
             json!({"type": "object", "properties": inner}),
         );
     }
-    let schema = json!({"type": "object", "properties": properties});
+    // Closed at the top, so that only the carried properties lose their `properties` there
+    // (an open object gets one more property, the carrier of its other keys).
+    let schema = json!({"type": "object", "properties": properties, "additionalProperties": false});
     let tool = wide_tool(&schema);
     let t = openai_fits(&tool);
     let carried: Vec<&String> = t.projection.schema["properties"]
@@ -1989,8 +1996,12 @@ fn optional_and_union_parameters_across_tools_stay_within_the_request() {
         .map(|i| (format!("u{i}"), json!({"type": ["string", "integer"]})))
         .collect();
     let union_names: Vec<String> = unions.keys().cloned().collect();
-    let with_optional = json!({"type": "object", "properties": optional});
-    let with_unions = json!({"type": "object", "properties": unions, "required": union_names});
+    // Closed, as Zod servers write them: an open object gets one more optional property (the
+    // carrier of its other keys), which would shift the counts this test is about.
+    let with_optional =
+        json!({"type": "object", "properties": optional, "additionalProperties": false});
+    let with_unions = json!({"type": "object", "properties": unions, "required": union_names,
+        "additionalProperties": false});
     let tools: Vec<(String, Value)> = ["a", "b", "c"]
         .iter()
         .map(|n| (n.to_string(), with_optional.clone()))

@@ -894,16 +894,46 @@ impl Gen<'_> {
         if m.contains_key("patternProperties") && self.rng.chance(30) {
             out.insert("x_1".into(), json!(self.rng.below(5)));
         }
-        if let Some(extra @ Value::Object(_)) = m.get("additionalProperties") {
-            let n = if depth > SOFT_DEPTH {
-                0
+        let n = if depth > SOFT_DEPTH {
+            0
+        } else {
+            self.rng.below(3)
+        };
+        // Undeclared keys, which a strict profile's closed object carries in one more
+        // property: sometimes under that property's own name.
+        let name = |rng: &mut Rng, k: usize| {
+            if rng.chance(25) {
+                "more".to_owned()
             } else {
-                self.rng.below(3)
-            };
-            for k in 0..n {
-                let v = self.value(extra, depth + 1);
-                out.insert(format!("key{k}"), v);
+                format!("key{k}")
             }
+        };
+        match m.get("additionalProperties") {
+            Some(extra @ Value::Object(_)) => {
+                for k in 0..n {
+                    let v = self.value(extra, depth + 1);
+                    let key = name(&mut self.rng, k);
+                    if !out.contains_key(&key) {
+                        out.insert(key, v);
+                    }
+                }
+            }
+            // Open: any value under any other key.
+            None | Some(Value::Bool(true)) if !m.contains_key("patternProperties") => {
+                for k in 0..n {
+                    let v = match self.rng.below(4) {
+                        0 => json!(self.rng.below(9)),
+                        1 => json!(format!("s{}", self.rng.below(9))),
+                        2 => json!({"x": [null, true]}),
+                        _ => json!("{\"a\": 1}"),
+                    };
+                    let key = name(&mut self.rng, k);
+                    if !out.contains_key(&key) {
+                        out.insert(key, v);
+                    }
+                }
+            }
+            _ => {}
         }
         Value::Object(out)
     }
@@ -1543,6 +1573,80 @@ fn generated_unions_are_tailored_soundly_modulo_the_adapter() {
     outcome(result);
     // Without adapted payloads the forward property would hold vacuously.
     assert!(stats.adapted_changed.get() > stats.forward.get() / 10);
+}
+
+/// Open objects a strict profile closes, whose other keys travel in a carrier: (a)–(d) on
+/// the cases that found its bugs. A carrier of "any string" where the other keys' values have
+/// a schema let the model send text the original refuses (inline, anthropic-strict, at the CI
+/// seed); a map as the other keys' values was sent as JSON text of any value.
+#[test]
+fn closed_objects_carry_their_other_keys_soundly() {
+    let cases = [
+        json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+            "properties": {"op": {"anyOf": [
+                {"type": "object", "properties": {"type": {"const": "create"}}},
+                {"type": "object", "properties": {"type": {"const": "delete"}, "value": {"type": "string"}},
+                 "additionalProperties": {"type": "object", "additionalProperties": {"type": "string", "pattern": "^[a-z]+$"}}}
+            ]}},
+            "required": ["op"]}),
+        json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "additionalProperties": {"enum": [1, "one", null]}}),
+        json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+            "properties": {"name": {"type": "string"}, "inner": {"type": "object", "properties": {"more": {"type": "integer"}}}}}),
+    ];
+    let stats = TailorStats::default();
+    let mut seeds: Vec<u64> = (1..=24).collect();
+    // The seed whose payload found the JSON-text map.
+    seeds.push(16_199_987_729_441_485_552);
+    for schema in &cases {
+        let result = check_tailored(schema, Draft::Draft2020, &seeds, &stats);
+        if let Err(e) = result {
+            panic!("{e}");
+        }
+    }
+    // Maps of maps past OpenAI's depth limit, in a carrier's entries: each entry goes whole as
+    // JSON text.
+    let deep = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "anyOf": [
+        {"type": "object", "properties": {"type": {"const": "create"},
+            "value": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Shared0"}}}, "required": ["type"]},
+        {"type": "object", "properties": {"type": {"const": "delete"}}, "additionalProperties": false}],
+        "$defs": {"Shared0": {"anyOf": [
+            {"type": "object", "properties": {"type": {"const": "create"}}, "required": ["type"],
+             "additionalProperties": {"type": "object", "additionalProperties": {"type": "string"}}},
+            {"type": "object", "properties": {"type": {"const": "delete"}}, "required": ["type"]}]}}});
+    let mut instances = payloads(&deep, &seeds);
+    instances.push(json!({"type": "create", "value": {
+        "key0": {"type": "create", "key0": {"key0": "r"}, "more": {"key0": "ofq", "more": ""}},
+        "key1": {"type": "create", "key0": {}, "key1": {"key0": "a", "key1": "oa"}}},
+        "key0": {"x": [null, true]}, "key1": {"x": [null, true]}}));
+    if let Err(e) = check_tailored_with(&deep, Draft::Draft2020, &instances, &seeds, &stats, false)
+    {
+        panic!("{e}");
+    }
+    // Two closed alternatives both take `{"more": "…"}` back: the one it was sent through
+    // gives it back (anthropic-strict, inline, at the CI seed).
+    let shared = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "properties": {"op": {"anyOf": [{"type": "object", "properties": {"type": {"const": "create"}}}]},
+            "value": {"anyOf": [{"anyOf": [
+                {"allOf": [{"$ref": "#/$defs/Base1"}, {"type": "object", "properties": {"type": {"const": "create"}}}]},
+                {"type": "object", "properties": {"type": {"const": "delete"}}}]},
+                {"$ref": "#/$defs/Shared0"}]},
+            "also": {"$ref": "#/$defs/Shared0"}},
+        "required": ["op", "value"],
+        "$defs": {"Shared0": {"type": "object", "properties": {"value": {"type": "string"}}},
+            "Base1": {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"]}}});
+    let mut instances = payloads(&shared, &seeds);
+    instances.push(
+        json!({"op": {"type": "create", "key0": {"x": [null, true]}},
+        "value": {"type": "cxgk", "key0": "s6"}, "more": "{\"a\": 1}"}),
+    );
+    if let Err(e) =
+        check_tailored_with(&shared, Draft::Draft2020, &instances, &seeds, &stats, false)
+    {
+        panic!("{e}");
+    }
+    assert!(stats.round_trips.get() > 0 && stats.reverse.get() > 0);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -608,9 +608,10 @@ fn an_array_without_items_gets_an_item_schema() {
 }
 
 /// Declared properties beside a schema for the other keys (GitHub's app `permissions`): closed
-/// like an open object, lossy — the declared keys stay, the adapter drops the others.
+/// like an open object — the declared keys stay, the others travel as `{key, value}` entries
+/// in `more`, whose value schema is theirs.
 #[test]
-fn declared_properties_beside_typed_other_keys_are_closed_lossily() {
+fn declared_properties_beside_typed_other_keys_are_closed_with_an_entries_carrier() {
     let (out, explained) = tailored_for_openai_strict(
         r#"{"type": "object", "properties": {"permissions": {"type": "object",
             "properties": {"issues": {"type": "string"}}, "additionalProperties": {"type": "string"}}},
@@ -619,6 +620,11 @@ fn declared_properties_beside_typed_other_keys_are_closed_lossily() {
     assert_eq!(
         out["properties"]["permissions"]["additionalProperties"],
         json!(false),
+        "{out}"
+    );
+    assert_eq!(
+        out["properties"]["permissions"]["properties"]["more"]["items"]["properties"]["value"]["type"],
+        json!("string"),
         "{out}"
     );
     assert!(

@@ -586,14 +586,6 @@ fn print_adapted(out: &mut String, a: &Adaptation) {
             list(&a.filled)
         );
     }
-    if !a.dropped.is_empty() {
-        line!(
-            out,
-            "{INDENT}{:<11}unknown key(s) dropped: {}",
-            "adapted",
-            list(&a.dropped)
-        );
-    }
     if !a.encoded.is_empty() {
         line!(
             out,

@@ -247,8 +247,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "provider")]
     pub projection_file: Option<PathBuf>,
     /// Check against the projection tailored for this provider, each payload first rewritten
-    /// by the tailoring's adapter (absent optional properties sent as null, unknown keys
-    /// dropped), as it would be sent.
+    /// by the tailoring's adapter (absent optional properties sent as null, a closed object's
+    /// other keys sent in one more property), as it would be sent.
     #[command(flatten)]
     pub tailor: TailorArgs,
     #[arg(long, value_enum, default_value = "text")]

@@ -491,7 +491,6 @@ fn sent_row(row: &PayloadRow, selected: bool, theme: Theme) -> Line<'static> {
             let changes: Vec<String> = [
                 (a.encoded.len(), "in the provider's form"),
                 (a.filled.len(), "null for absent"),
-                (a.dropped.len(), "unknown keys dropped"),
             ]
             .into_iter()
             .filter(|(n, _)| *n > 0)

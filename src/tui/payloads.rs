@@ -489,7 +489,6 @@ pub fn change_lines(a: &Adaptation, theme: Theme) -> Vec<Line<'static>> {
     };
     for (what, at) in [
         ("null for absent", &a.filled),
-        ("unknown keys dropped", &a.dropped),
         ("in the provider's form", &a.encoded),
     ] {
         if !at.is_empty() {

@@ -38,9 +38,8 @@ pub struct Adaptation {
     pub payload: Value,
     /// Absent properties sent as `null`.
     pub filled: Vec<String>,
-    /// Keys dropped from objects the tailored schema closes.
-    pub dropped: Vec<String>,
-    /// Values sent in another form (JSON text, entries, enum text, the root wrapper).
+    /// Values sent in another form (JSON text, entries, enum text, the root wrapper, the
+    /// carrier of a closed object's other keys).
     pub encoded: Vec<String>,
     /// Properties that were present as `null` where absent is sent as `null` too: un-adapting
     /// removes them, so for these the round trip does not give the payload back.
@@ -49,12 +48,12 @@ pub struct Adaptation {
 
 impl Adaptation {
     pub fn changed(&self) -> bool {
-        !self.filled.is_empty() || !self.dropped.is_empty() || !self.encoded.is_empty()
+        !self.filled.is_empty() || !self.encoded.is_empty()
     }
 
     /// True when `unadapt` gives the payload back exactly.
     pub fn reversible(&self) -> bool {
-        self.dropped.is_empty() && self.ambiguous.is_empty()
+        self.ambiguous.is_empty()
     }
 }
 
@@ -251,7 +250,92 @@ impl PayloadAdapter {
             Direction::Unadapt => adapters.iter().rev().collect(),
         };
         for a in ordered {
-            apply(a, obj, instance, dir, report);
+            match a {
+                Adapter::KeyEntries { property, kept, .. } => {
+                    let carrier = pointer::push(&pointer::push(schema_at, "properties"), property);
+                    match dir {
+                        Direction::Adapt => {
+                            self.to_entries(obj, property, kept, &carrier, instance, report)
+                        }
+                        Direction::Unadapt => {
+                            self.from_entries(obj, property, kept, &carrier, instance, report)
+                        }
+                    }
+                }
+                _ => apply(a, obj, instance, dir, report),
+            }
+        }
+        // The carrier's `null` (no other key) is how the payload is sent, not a property of
+        // the tool's left absent: not reported as filled.
+        if let Some(carrier) = self.carrier_property(schema_at) {
+            let at = pointer::push(instance, carrier);
+            report.filled.retain(|p| *p != at);
+        }
+    }
+
+    /// The property that carries the other keys (or bundled properties) of the object at
+    /// `schema_at`.
+    fn carrier_property(&self, schema_at: &str) -> Option<&str> {
+        self.at.get(schema_at).and_then(|list| {
+            list.iter().find_map(|a| match a {
+                Adapter::KeyEntries { property, .. } | Adapter::Bundle { property, .. } => {
+                    Some(property.as_str())
+                }
+                _ => None,
+            })
+        })
+    }
+
+    /// [`Adapter::KeyEntries`] on the way in: every key outside `kept` becomes an entry of
+    /// `property` (absent when there is none), its value adapted to the tailored schema for the
+    /// other keys (`property` itself included, so that no key of the payload is read as the
+    /// carrier).
+    fn to_entries(
+        &self,
+        obj: &mut Map<String, Value>,
+        property: &str,
+        kept: &[String],
+        carrier: &str,
+        instance: &str,
+        report: &mut Adaptation,
+    ) {
+        let moved: Vec<String> = obj.keys().filter(|k| !kept.contains(k)).cloned().collect();
+        if moved.is_empty() {
+            return;
+        }
+        let others: Map<String, Value> = moved
+            .iter()
+            .filter_map(|k| obj.shift_remove(k).map(|v| (k.clone(), v)))
+            .collect();
+        let entries = self.entries_of(carrier, others, instance, report);
+        obj.insert(property.to_owned(), Value::Array(entries));
+        report.encoded.push(pointer::push(instance, property));
+    }
+
+    /// [`Adapter::KeyEntries`] on the way back: the entries' keys back in the object. An
+    /// entry under a key the object keeps is none this adapter made (its value was judged by
+    /// the schema for the other keys, not the property's own): left out, so that it never
+    /// overwrites the property. A carrier that is not a list of entries is left as it is.
+    fn from_entries(
+        &self,
+        obj: &mut Map<String, Value>,
+        property: &str,
+        kept: &[String],
+        carrier: &str,
+        instance: &str,
+        report: &mut Adaptation,
+    ) {
+        let Some(Value::Array(entries)) = obj.get_mut(property) else {
+            return;
+        };
+        let Some(pairs) = self.pairs_of(carrier, entries, instance, report) else {
+            return;
+        };
+        obj.shift_remove(property);
+        for (k, v) in pairs {
+            if !kept.contains(&k) {
+                obj.insert(k, v);
+            }
         }
     }
 
@@ -269,8 +353,15 @@ impl PayloadAdapter {
             .get("additionalProperties")
             .filter(|v| v.is_object())
             .map(|_| pointer::push(schema_at, "additionalProperties"));
+        // The carrier of a closed object's other keys is read by its adapter alone: a key of
+        // that name on the way in is one of those keys, and on the way back it was put back
+        // already adapted.
+        let carrier = self.carrier_property(schema_at);
         for (key, v) in obj.iter_mut() {
             let here = pointer::push(instance, key);
+            if carrier == Some(key.as_str()) {
+                continue;
+            }
             if props.is_some_and(|p| p.contains_key(key)) {
                 let at = pointer::push(&pointer::push(schema_at, "properties"), key);
                 self.walk(&at, v, &here, dir, report, 0);
@@ -318,39 +409,90 @@ impl PayloadAdapter {
         dir: Direction,
         report: &mut Adaptation,
     ) {
-        let mut alts: Vec<String> = (0..count).map(|i| pointer::push_index(base, i)).collect();
+        let alts = self.alternatives(base, count, value);
         if !alts.iter().any(|a| self.below(a)) {
             return;
         }
-        // A value shaped like a keyed JSON-text carrier (`{"json": "…"}`) goes through that
-        // carrier both ways, whichever alternative it would otherwise fit: an open sibling that
-        // let it through as it is would have it read back as JSON text.
-        if let Some(i) = alts.iter().position(|alt| self.carrier_shaped(alt, value)) {
-            let carrier = alts.remove(i);
-            alts.insert(0, carrier);
-        }
-        for alt in &alts {
-            match dir {
-                Direction::Adapt => {
+        match dir {
+            Direction::Adapt => {
+                for alt in &alts {
                     let mut candidate = value.clone();
                     let mut sub = Adaptation::default();
                     self.walk(alt, &mut candidate, instance, dir, &mut sub, 0);
                     if self.satisfies(alt, &candidate) {
                         *value = candidate;
                         report.filled.extend(sub.filled);
-                        report.dropped.extend(sub.dropped);
                         report.encoded.extend(sub.encoded);
                         report.ambiguous.extend(sub.ambiguous);
                         return;
                     }
                 }
-                Direction::Unadapt => {
-                    if self.satisfies(alt, value) {
-                        self.walk(alt, value, instance, dir, report, 0);
-                        return;
-                    }
-                }
             }
+            Direction::Unadapt => self.union_back(base, count, &alts, value, instance, report),
+        }
+    }
+
+    /// The alternatives of a union in the order the walk tries them for `value`. A value
+    /// shaped like a keyed JSON-text carrier (`{"json": "…"}`) goes through that carrier both
+    /// ways, whichever alternative it would otherwise fit: an open sibling that let it through
+    /// as it is would have it read back as JSON text.
+    fn alternatives(&self, base: &str, count: usize, value: &Value) -> Vec<String> {
+        let mut alts: Vec<String> = (0..count).map(|i| pointer::push_index(base, i)).collect();
+        if let Some(i) = alts.iter().position(|alt| self.carrier_shaped(alt, value)) {
+            let carrier = alts.remove(i);
+            alts.insert(0, carrier);
+        }
+        alts
+    }
+
+    /// Un-adapts a value of a union: through the first alternative that takes it *and* whose
+    /// reading is one adapting would send as this very value — several alternatives may take
+    /// what comes back (a closed alternative's carrier of other keys looks like any object's),
+    /// and only the one the value was sent through gives back what was sent. When none does
+    /// (a value the model made up), the first alternative that takes it.
+    fn union_back(
+        &self,
+        base: &str,
+        count: usize,
+        alts: &[String],
+        value: &mut Value,
+        instance: &str,
+        report: &mut Adaptation,
+    ) {
+        let mut fallback: Option<(Value, Adaptation)> = None;
+        for alt in alts {
+            if !self.satisfies(alt, value) {
+                continue;
+            }
+            let mut candidate = value.clone();
+            let mut sub = Adaptation::default();
+            self.walk(
+                alt,
+                &mut candidate,
+                instance,
+                Direction::Unadapt,
+                &mut sub,
+                0,
+            );
+            let mut again = candidate.clone();
+            self.union(
+                base,
+                count,
+                &mut again,
+                instance,
+                Direction::Adapt,
+                &mut Adaptation::default(),
+            );
+            if again == *value {
+                *value = candidate;
+                report.ambiguous.extend(sub.ambiguous);
+                return;
+            }
+            fallback.get_or_insert((candidate, sub));
+        }
+        if let Some((candidate, sub)) = fallback {
+            *value = candidate;
+            report.ambiguous.extend(sub.ambiguous);
         }
     }
 
@@ -417,51 +559,16 @@ impl PayloadAdapter {
             }
             (Adapter::Entries { at }, Direction::Adapt) => {
                 let Value::Object(map) = value else { return };
-                let value_schema = entry_value_schema(at);
-                let mut entries = Vec::with_capacity(map.len());
-                for (k, v) in std::mem::take(map) {
-                    let mut v = v;
-                    self.walk(
-                        &value_schema,
-                        &mut v,
-                        &pointer::push(instance, &k),
-                        dir,
-                        report,
-                        0,
-                    );
-                    entries.push(serde_json::json!({ENTRY_KEY: k, ENTRY_VALUE: v}));
-                }
-                *value = Value::Array(entries);
+                let map = std::mem::take(map);
+                *value = Value::Array(self.entries_of(at, map, instance, report));
                 report.encoded.push(instance.to_owned());
             }
             (Adapter::Entries { at }, Direction::Unadapt) => {
                 let Value::Array(entries) = value else { return };
-                let well_formed = entries.iter().all(|e| {
-                    e.as_object().is_some_and(|o| {
-                        o.get(ENTRY_KEY).is_some_and(Value::is_string)
-                            && o.contains_key(ENTRY_VALUE)
-                    })
-                });
-                if !well_formed {
+                let Some(pairs) = self.pairs_of(at, entries, instance, report) else {
                     return;
-                }
-                let value_schema = entry_value_schema(at);
-                let mut map = Map::new();
-                for e in std::mem::take(entries) {
-                    let Value::Object(mut e) = e else { continue };
-                    let k = e[ENTRY_KEY].as_str().unwrap_or_default().to_owned();
-                    let mut v = e.shift_remove(ENTRY_VALUE).unwrap_or(Value::Null);
-                    self.walk(
-                        &value_schema,
-                        &mut v,
-                        &pointer::push(instance, &k),
-                        dir,
-                        report,
-                        0,
-                    );
-                    map.insert(k, v);
-                }
-                *value = Value::Object(map);
+                };
+                *value = Value::Object(pairs.into_iter().collect());
             }
             (Adapter::EnumText { values, .. }, Direction::Adapt) => {
                 if let Some(e) = values.iter().find(|e| same_json(&e.value, value)) {
@@ -494,6 +601,77 @@ impl PayloadAdapter {
             }
             _ => {}
         }
+    }
+
+    /// The `{key, value}` entries of a map whose entries schema is at `at`, each value adapted
+    /// by the entries' value schema; or each whole entry sent in the form its own schema takes
+    /// (JSON text, where the entries nest deeper than the provider allows).
+    fn entries_of(
+        &self,
+        at: &str,
+        map: Map<String, Value>,
+        instance: &str,
+        report: &mut Adaptation,
+    ) -> Vec<Value> {
+        let items = pointer::push(at, "items");
+        let whole = self.reshaped(&items);
+        let value_schema = entry_value_schema(at);
+        let mut entries = Vec::with_capacity(map.len());
+        for (k, mut v) in map {
+            let here = pointer::push(instance, &k);
+            if whole {
+                let mut e = serde_json::json!({ENTRY_KEY: k, ENTRY_VALUE: v});
+                self.walk(&items, &mut e, &here, Direction::Adapt, report, 0);
+                entries.push(e);
+            } else {
+                self.walk(&value_schema, &mut v, &here, Direction::Adapt, report, 0);
+                entries.push(serde_json::json!({ENTRY_KEY: k, ENTRY_VALUE: v}));
+            }
+        }
+        entries
+    }
+
+    /// [`PayloadAdapter::entries_of`] undone: the key/value pairs, in order, or `None` (the
+    /// entries left as they are) when some element, once read back, is no entry.
+    fn pairs_of(
+        &self,
+        at: &str,
+        entries: &mut Vec<Value>,
+        instance: &str,
+        report: &mut Adaptation,
+    ) -> Option<Vec<(String, Value)>> {
+        let items = pointer::push(at, "items");
+        let mut read: Vec<Value> = entries.clone();
+        if self.reshaped(&items) {
+            for e in &mut read {
+                self.walk(&items, e, instance, Direction::Unadapt, report, 0);
+            }
+        }
+        if !read.iter().all(is_entry) {
+            return None;
+        }
+        let whole = self.reshaped(&items);
+        let value_schema = entry_value_schema(at);
+        entries.clear();
+        let mut pairs = Vec::with_capacity(read.len());
+        for e in read {
+            let Value::Object(mut e) = e else { continue };
+            let k = e[ENTRY_KEY].as_str().unwrap_or_default().to_owned();
+            let mut v = e.shift_remove(ENTRY_VALUE).unwrap_or(Value::Null);
+            if !whole {
+                let here = pointer::push(instance, &k);
+                self.walk(&value_schema, &mut v, &here, Direction::Unadapt, report, 0);
+            }
+            pairs.push((k, v));
+        }
+        Some(pairs)
+    }
+
+    /// A reshaping adapter sits at `at`.
+    fn reshaped(&self, at: &str) -> bool {
+        self.at
+            .get(at)
+            .is_some_and(|list| list.iter().any(Adapter::reshapes))
     }
 
     fn satisfies(&self, at: &str, value: &Value) -> bool {
@@ -531,13 +709,6 @@ fn apply(
     report: &mut Adaptation,
 ) {
     match (adapter, dir) {
-        (Adapter::DropUnknownKeys { known, .. }, Direction::Adapt) => {
-            let unknown: Vec<String> = obj.keys().filter(|k| !known.contains(k)).cloned().collect();
-            for k in unknown {
-                obj.shift_remove(&k);
-                report.dropped.push(pointer::push(instance, &k));
-            }
-        }
         (Adapter::NullForAbsent { properties, .. }, Direction::Adapt) => {
             for p in properties {
                 match obj.get(p) {
@@ -588,8 +759,6 @@ fn apply(
         (Adapter::Bundle { property, kept, .. }, Direction::Unadapt) => {
             unbundle(obj, property, kept)
         }
-        // Dropped keys are gone; nothing to put back.
-        (Adapter::DropUnknownKeys { .. }, Direction::Unadapt) => {}
         // Encodings are applied by `reshape`.
         _ => {}
     }
@@ -659,6 +828,13 @@ pub(super) fn same_json(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// `{key: <string>, value: …}`, as [`Adapter::Entries`] and [`Adapter::KeyEntries`] send.
+fn is_entry(e: &Value) -> bool {
+    e.as_object().is_some_and(|o| {
+        o.get(ENTRY_KEY).is_some_and(Value::is_string) && o.contains_key(ENTRY_VALUE)
+    })
 }
 
 /// Where a map's value schema sits in its entries schema.

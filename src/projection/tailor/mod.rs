@@ -7,9 +7,10 @@
 //! except the two a provider makes impossible: closing an object the projection leaves open, and
 //! making an optional property required (OpenAI strict mode). Those are *lossy*; each comes with
 //! a payload [`Adapter`] that maps payloads the projection accepts to payloads the tailored
-//! schema accepts (unknown keys dropped, absent properties sent as `null`), and back
-//! (`null` → absent for exactly those properties; see [`PayloadAdapter`]). What cannot be
-//! tailored soundly is listed in [`Tailored::unresolved`] and left as it was.
+//! schema accepts (undeclared keys carried in one more property, absent properties sent as
+//! `null`), and back (the carried keys put back, `null` → absent for exactly those properties;
+//! see [`PayloadAdapter`]). What cannot be tailored soundly is listed in
+//! [`Tailored::unresolved`] and left as it was.
 
 mod adapt;
 mod rewrite;
@@ -89,8 +90,6 @@ pub enum Adapter {
         properties: Vec<String>,
         marker: Value,
     },
-    /// The object was open and is now closed: keys outside `known` are dropped (not reversible).
-    DropUnknownKeys { at: String, known: Vec<String> },
     /// A value the provider cannot describe (anything at all) is sent as its JSON text: a
     /// string, or `{<key>: text}` when a sibling alternative takes strings (so that a plain
     /// string is never read as JSON).
@@ -101,6 +100,15 @@ pub enum Adapter {
     },
     /// A map (an object with arbitrary keys) is sent as a list of `{key, value}` entries.
     Entries { at: String },
+    /// The object was open with a schema for its other keys, and is now closed: its keys other
+    /// than `kept` are sent as a list of `{key, value}` entries in `property` (each value in
+    /// the form the tailored schema for the other keys gives it); un-adapting puts them back,
+    /// except an entry whose key the object declares (no entry this adapter made).
+    KeyEntries {
+        at: String,
+        property: String,
+        kept: Vec<String>,
+    },
     /// Enum values that are not strings are sent as these strings.
     EnumText { at: String, values: Vec<EnumText> },
     /// The root value is sent as the one property of an object.
@@ -137,9 +145,9 @@ impl Adapter {
         match self {
             Adapter::NullForAbsent { at, .. }
             | Adapter::NullMarker { at, .. }
-            | Adapter::DropUnknownKeys { at, .. }
             | Adapter::JsonText { at, .. }
             | Adapter::Entries { at }
+            | Adapter::KeyEntries { at, .. }
             | Adapter::EnumText { at, .. }
             | Adapter::Wrap { at, .. }
             | Adapter::Rename { at, .. }
@@ -152,9 +160,9 @@ impl Adapter {
         match self {
             Adapter::NullForAbsent { at, .. }
             | Adapter::NullMarker { at, .. }
-            | Adapter::DropUnknownKeys { at, .. }
             | Adapter::JsonText { at, .. }
             | Adapter::Entries { at }
+            | Adapter::KeyEntries { at, .. }
             | Adapter::EnumText { at, .. }
             | Adapter::Wrap { at, .. }
             | Adapter::Rename { at, .. }
@@ -166,9 +174,7 @@ impl Adapter {
     pub fn is_lossy(&self) -> bool {
         matches!(
             self,
-            Adapter::NullForAbsent { .. }
-                | Adapter::NullMarker { .. }
-                | Adapter::DropUnknownKeys { .. }
+            Adapter::NullForAbsent { .. } | Adapter::NullMarker { .. }
         )
     }
 
@@ -184,15 +190,20 @@ impl Adapter {
                 "an explicit null in {} sent as {marker} (null stands for absent)",
                 ticks(properties)
             ),
-            Adapter::DropUnknownKeys { known, .. } => {
-                format!("keys other than {} dropped", ticks(known))
-            }
             Adapter::JsonText { key: None, .. } => "the value sent as its JSON text".into(),
             Adapter::JsonText { key: Some(k), .. } => {
                 format!("the value sent as its JSON text in `{{\"{k}\": …}}`")
             }
             Adapter::Entries { .. } => format!(
                 "the object sent as a list of `{{\"{ENTRY_KEY}\": …, \"{ENTRY_VALUE}\": …}}` entries"
+            ),
+            Adapter::KeyEntries { property, kept, .. } => format!(
+                "keys other than {} sent as a list of `{{\"{ENTRY_KEY}\": …, \"{ENTRY_VALUE}\": …}}` entries in `{property}`",
+                if kept.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ticks(kept)
+                }
             ),
             Adapter::EnumText { values, .. } => format!(
                 "enum values sent as strings: {}",
@@ -205,6 +216,20 @@ impl Adapter {
             Adapter::Wrap { property, .. } => {
                 format!("the arguments sent as `{{\"{property}\": …}}`")
             }
+            // Made by closing an open object, before any optional property joined it.
+            Adapter::Bundle {
+                property,
+                names,
+                kept,
+                ..
+            } if names.is_empty() => format!(
+                "keys other than {} sent together as JSON text in `{property}`",
+                if kept.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ticks(kept)
+                }
+            ),
             Adapter::Bundle {
                 property, names, ..
             } => format!(
@@ -660,6 +685,11 @@ pub enum Tailoring {
         /// `additionalProperties` before: "not set", "true", or why patternProperties were open.
         was: String,
         known: Vec<String>,
+        /// The property that carries the other keys.
+        carrier: String,
+        /// The other keys go as a list of `{key, value}` entries (their values have a schema),
+        /// rather than as the JSON text of an object (any value).
+        entries: bool,
     },
     RequiredNullable {
         profile: Profile,
@@ -862,12 +892,19 @@ impl Tailoring {
                 profile,
                 was,
                 known,
+                carrier,
+                entries,
             } => format!(
-                "{profile}: object closed (`additionalProperties: false`; it was {was}) because the provider requires it. LOSSY: the original accepts other keys here; the payload adapter drops every key but {}.",
+                "{profile}: object closed (`additionalProperties: false`; it was {was}) because the provider requires it. LOSSY: the original accepts keys other than {} here; the payload adapter sends them in one more property, `{carrier}`, as {}, and puts them back on the way out.",
                 if known.is_empty() {
                     "none".to_owned()
                 } else {
                     ticks(known)
+                },
+                if *entries {
+                    format!("a list of `{{\"{ENTRY_KEY}\": …, \"{ENTRY_VALUE}\": …}}` entries")
+                } else {
+                    "the JSON text of an object".to_owned()
                 }
             ),
             Tailoring::RequiredNullable {

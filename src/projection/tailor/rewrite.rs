@@ -9,6 +9,7 @@ mod encode;
 mod fit;
 mod merge;
 mod quiet;
+mod rest;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -935,9 +936,18 @@ impl Walk<'_> {
             };
         }
         let plans = self.null_plans(&m, out);
+        // Closing moves the schema for the other keys under a carrier, tailored there afresh.
+        let rest = self
+            .has(Step::CloseObjects)
+            .then(|| {
+                m.get("additionalProperties")
+                    .filter(|v| v.is_object())
+                    .cloned()
+            })
+            .flatten();
         self.children(&mut m, from, out, &plans, carrier_key, beside_arrays);
         self.guards(input, &mut m, from, out);
-        self.object_steps(&mut m, from, out, &plans);
+        self.object_steps(&mut m, from, out, &plans, rest);
         for step in self.table {
             match *step {
                 Step::ArrayItems { typed } => self.array_items(&m, typed, out),
@@ -1689,9 +1699,10 @@ impl Walk<'_> {
         from: &str,
         out: &str,
         plans: &BTreeMap<String, NullForm>,
+        rest: Option<Value>,
     ) {
         if self.has(Step::CloseObjects) && is_object(m) {
-            self.close(m, from, out);
+            self.close(m, from, out, rest);
         }
         if self.has(Step::RequireAll)
             && m.get("properties").is_some_and(Value::is_object)
@@ -1719,7 +1730,8 @@ impl Walk<'_> {
         }
     }
 
-    fn close(&mut self, m: &mut Map<String, Value>, from: &str, out: &str) {
+    /// `rest`: the schema for the other keys as the projection has it (before its tailoring).
+    fn close(&mut self, m: &mut Map<String, Value>, from: &str, out: &str, rest: Option<Value>) {
         let was = match m.get("additionalProperties") {
             Some(Value::Bool(false)) if !m.contains_key("patternProperties") => {
                 self.declare_no_properties(m, from, out);
@@ -1738,7 +1750,7 @@ impl Walk<'_> {
             None => "not set",
             // Declared properties and typed other keys (GitHub's `permissions`: five named,
             // any other a string): closed like an open object — the declared ones stay, the
-            // others are what the adapter drops.
+            // others travel as entries whose values keep their schema.
             Some(Value::Object(_))
                 if m.get("properties")
                     .and_then(Value::as_object)
@@ -1774,14 +1786,22 @@ impl Walk<'_> {
             );
             return;
         }
-        if let Some(k) = ["minProperties", "dependentRequired", "dependencies"]
-            .iter()
-            .find(|k| m.contains_key(**k))
+        // The carrier of the other keys counts as one key, and holds keys these keywords would
+        // judge one by one.
+        if let Some(k) = [
+            "minProperties",
+            "maxProperties",
+            "propertyNames",
+            "dependentRequired",
+            "dependencies",
+        ]
+        .iter()
+        .find(|k| m.contains_key(**k))
         {
             self.unresolved(
                 out,
                 "additional-properties",
-                format!("`{k}` counts or names keys that closing would drop"),
+                format!("`{k}` counts or names keys that the carrier of the other keys would hide"),
             );
             return;
         }
@@ -1822,27 +1842,7 @@ impl Walk<'_> {
             );
             return;
         }
-        if m.get("additionalProperties").is_some_and(Value::is_object) {
-            // What was tailored in the schema for the other keys goes with it.
-            self.purge(&pointer::push(out, "additionalProperties"));
-        }
-        m.insert("additionalProperties".into(), Value::Bool(false));
-        if !self.keeps(out) {
-            return;
-        }
-        // Made only when traced: the lint's walk closes an object at every inlined copy.
-        let detail = self.traced.then(|| Tailoring::CloseObject {
-            profile: self.profile,
-            was: was.to_owned(),
-            known: known.clone(),
-        });
-        self.adapters.push(Adapter::DropUnknownKeys {
-            at: out.to_owned(),
-            known,
-        });
-        if let Some(detail) = detail {
-            self.record(Rule::TailorCloseObject, out, from, detail);
-        }
+        self.carry_other_keys(m, from, out, was, known, rest);
     }
 
     /// A closed object that declares no property takes `{}` alone (Firecrawl's MCP server

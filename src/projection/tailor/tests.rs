@@ -110,20 +110,28 @@ fn openai_strict_closes_objects_and_requires_optional_properties_as_nullable() {
                     {"type": "object", "properties": {"null": {"type": "boolean", "enum": [true]}},
                      "required": ["null"], "additionalProperties": false,
                      "description": "Send this for an explicit null; null itself means the property is not given."}
-                ]}
+                ]},
+                // The object was open: its other keys travel here, and come back.
+                "more": {"type": ["string", "null"], "description": "Any other keys of this object, sent together as the JSON text of an object (a string); the provider takes no keys beyond the listed properties."}
             },
-            "required": ["name", "age", "tag", "kind", "pet", "note"],
+            "required": ["name", "more", "age", "tag", "kind", "pet", "note"],
             "additionalProperties": false
         })
     );
     assert_eq!(
         t.adapters,
         vec![
-            Adapter::DropUnknownKeys {
+            Adapter::Bundle {
                 at: String::new(),
-                known: ["name", "age", "tag", "kind", "pet", "note"]
+                property: "more".into(),
+                names: vec![],
+                kept: ["name", "age", "tag", "kind", "pet", "note"]
                     .map(String::from)
                     .to_vec()
+            },
+            Adapter::NullForAbsent {
+                at: String::new(),
+                properties: vec!["more".into()],
             },
             Adapter::NullMarker {
                 at: String::new(),
@@ -139,7 +147,11 @@ fn openai_strict_closes_objects_and_requires_optional_properties_as_nullable() {
         ]
     );
     let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
-    for payload in [json!({"name": "n", "note": null}), json!({"name": "n"})] {
+    for payload in [
+        json!({"name": "n", "note": null}),
+        json!({"name": "n"}),
+        json!({"name": "n", "extra": [1, {"x": null}], "more": "m"}),
+    ] {
         let a = adapter.adapt(&payload);
         assert!(validator(&t).is_valid(&a.payload), "{}", a.payload);
         assert_eq!(adapter.unadapt(&a.payload), payload);
@@ -649,12 +661,13 @@ fn adapter_round_trips_and_picks_the_alternative_that_fits() {
     let t = tailored(schema.clone(), Profile::OpenAiStrict);
     let v = validator(&t);
     let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
-    for (payload, filled, dropped) in [
+    for (payload, filled, encoded) in [
         (json!({"v": {"c": "x"}}), vec!["/opt"], vec![]),
+        // An undeclared key travels in the open alternative's carrier, and comes back.
         (
             json!({"v": {"a": "x", "z": 1}}),
             vec!["/v/b", "/opt"],
-            vec!["/v/z"],
+            vec!["/v/more"],
         ),
         (json!({"v": {"a": "x", "b": 2}, "opt": "o"}), vec![], vec![]),
     ] {
@@ -665,10 +678,9 @@ fn adapter_round_trips_and_picks_the_alternative_that_fits() {
             a.payload
         );
         assert_eq!(a.filled, filled, "{payload}");
-        assert_eq!(a.dropped, dropped, "{payload}");
-        if a.reversible() {
-            assert_eq!(adapter.unadapt(&a.payload), payload);
-        }
+        assert_eq!(a.encoded, encoded, "{payload}");
+        assert!(a.reversible(), "{payload}");
+        assert_eq!(adapter.unadapt(&a.payload), payload);
     }
     // Null for a property the original left optional: absent again after un-adapting.
     assert_eq!(
@@ -1060,7 +1072,8 @@ fn the_sound_form_drops_the_enums_the_lossy_form_drops() {
         !errors(Profile::OpenAiStrict, &lossy.projection.schema).contains(&"limit-enum-values")
     );
     let draft = jsonschema::Draft::Draft202012;
-    let sent = json!({"a": null, "b": "b1", "c": null, "d": "not one of the values"});
+    // `more`: the open object's other keys (none).
+    let sent = json!({"a": null, "b": "b1", "c": null, "d": "not one of the values", "more": null});
     assert!(validator(&lossy).is_valid(&sent), "{sent}");
     let back = lossy.payload_adapter(draft).unadapt(&sent);
     assert_eq!(back, json!({"b": "b1", "d": "not one of the values"}));
@@ -1232,4 +1245,178 @@ fn every_profile_that_refuses_a_root_union_gets_it_wrapped() {
         Profile::OpenAi,
     );
     assert_eq!(t.projection.schema, object);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The other keys of a closed object (issue 10: no valid payload lost).
+
+const DRAFT: jsonschema::Draft = jsonschema::Draft::Draft202012;
+
+/// A Pydantic model as emitted by default (no `additionalProperties`): Anthropic strict
+/// closes it, and the other keys travel as the JSON text of an object in an optional `more`.
+#[test]
+fn anthropic_strict_carries_an_open_objects_other_keys_as_json_text() {
+    let t = tailored(
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+        Profile::AnthropicStrict,
+    );
+    let s = &t.projection.schema;
+    assert_eq!(s["additionalProperties"], json!(false), "{s}");
+    assert_eq!(s["properties"]["more"]["type"], json!("string"), "{s}");
+    assert_eq!(s["required"], json!(["a"]), "{s}");
+    assert_eq!(
+        t.adapters,
+        vec![Adapter::Bundle {
+            at: String::new(),
+            property: "more".into(),
+            names: vec![],
+            kept: vec!["a".into()],
+        }]
+    );
+    assert!(!t.is_lossy());
+    let v = validator(&t);
+    let adapter = t.payload_adapter(DRAFT);
+    for payload in [
+        json!({"a": "x"}),
+        json!({"a": "x", "b": 1, "c": {"d": [null]}}),
+        // A key named like the carrier is one of the other keys too.
+        json!({"a": "x", "more": "{\"b\": 1}"}),
+    ] {
+        let a = adapter.adapt(&payload);
+        assert!(v.is_valid(&a.payload), "{payload} sent as {}", a.payload);
+        assert!(a.reversible());
+        assert_eq!(adapter.unadapt(&a.payload), payload);
+    }
+    // What the model may send that no adapter made stays as it is, under a key the original
+    // leaves open; text that would overwrite a declared property is no bundle either.
+    for sent in [
+        json!({"a": "x", "more": "not json"}),
+        json!({"a": "x", "more": "[1]"}),
+        json!({"a": "x", "more": "{\"a\": 5}"}),
+    ] {
+        assert!(v.is_valid(&sent));
+        assert_eq!(adapter.unadapt(&sent), sent);
+    }
+    let close = t
+        .projection
+        .trace
+        .iter()
+        .find(|e| e.rule == Rule::TailorCloseObject)
+        .expect("traced");
+    let text = close.message();
+    assert!(text.contains("in one more property, `more`"), "{text}");
+}
+
+/// A name the object declares is not the carrier's.
+#[test]
+fn the_carrier_takes_a_name_the_object_leaves_free() {
+    let t = tailored(
+        json!({"type": "object", "properties": {"more": {"type": "integer"}, "more_2": {"type": "boolean"}}}),
+        Profile::AnthropicStrict,
+    );
+    let props = &t.projection.schema["properties"];
+    assert!(props.get("more_3").is_some(), "{props}");
+    let adapter = t.payload_adapter(DRAFT);
+    let payload = json!({"more": 1, "more_2": true, "more_3": "x"});
+    let a = adapter.adapt(&payload);
+    assert!(validator(&t).is_valid(&a.payload), "{}", a.payload);
+    assert_eq!(adapter.unadapt(&a.payload), payload);
+}
+
+/// Typed other keys (GitHub's app `permissions`): JSON text would let the model send values
+/// their schema refuses, so they go as `{key, value}` entries whose value schema is theirs.
+#[test]
+fn typed_other_keys_travel_as_entries_that_keep_their_schema() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"issues": {"type": "string"}},
+        "required": ["issues"],
+        "additionalProperties": {"enum": [1, "one", null]}
+    });
+    for profile in [Profile::AnthropicStrict, Profile::OpenAiStrict] {
+        let t = tailored(schema.clone(), profile);
+        let s = &t.projection.schema;
+        assert_eq!(s["additionalProperties"], json!(false), "{profile} {s}");
+        let entries = &s["properties"]["more"];
+        assert_eq!(
+            entries["items"]["properties"]["key"],
+            json!({"type": "string"}),
+            "{profile} {s}"
+        );
+        assert!(
+            t.adapters.contains(&Adapter::KeyEntries {
+                at: String::new(),
+                property: "more".into(),
+                kept: vec!["issues".into()],
+            }),
+            "{profile} {:?}",
+            t.adapters
+        );
+        assert!(t.unresolved.is_empty(), "{profile} {:?}", t.unresolved);
+        let v = validator(&t);
+        let adapter = t.payload_adapter(DRAFT);
+        let original = jsonschema::validator_for(&schema).unwrap();
+        for payload in [
+            json!({"issues": "read"}),
+            json!({"issues": "read", "x": 1, "y": "one", "z": null}),
+            json!({"issues": "read", "more": 1}),
+        ] {
+            let a = adapter.adapt(&payload);
+            assert!(
+                v.is_valid(&a.payload),
+                "{profile} {payload} sent as {}",
+                a.payload
+            );
+            assert_eq!(adapter.unadapt(&a.payload), payload, "{profile}");
+        }
+        // A value the schema for the other keys refuses cannot be sent, and JSON text is no
+        // carrier here.
+        for refused in [
+            json!({"issues": "r", "more": [{"key": "x", "value": "two"}]}),
+            json!({"issues": "r", "more": "{\"x\": 1}"}),
+        ] {
+            assert!(!v.is_valid(&refused), "{profile} {refused}");
+        }
+        // An entry under a declared name never overwrites the property.
+        let sent = json!({"issues": "r", "more": [{"key": "issues", "value": 1}, {"key": "w", "value": "one"}]});
+        assert!(v.is_valid(&sent), "{profile} {sent}");
+        let back = adapter.unadapt(&sent);
+        assert_eq!(back, json!({"issues": "r", "w": "one"}), "{profile}");
+        assert!(original.is_valid(&back));
+    }
+}
+
+/// Anthropic strict's budget of optional properties: the fit bundles optional properties into
+/// the carrier the closed object has already, under one adapter.
+#[test]
+fn the_fit_bundles_optional_properties_into_the_other_keys_carrier() {
+    let mut properties = Map::new();
+    for i in 0..30 {
+        properties.insert(format!("p{i}"), json!({"type": "string"}));
+    }
+    let t = tailored(
+        json!({"type": "object", "properties": properties}),
+        Profile::AnthropicStrict,
+    );
+    let props = t.projection.schema["properties"].as_object().unwrap();
+    assert!(
+        props.contains_key("more") && !props.contains_key("more_2"),
+        "{props:?}"
+    );
+    let bundles: Vec<&Adapter> = t
+        .adapters
+        .iter()
+        .filter(|a| matches!(a, Adapter::Bundle { .. }))
+        .collect();
+    assert_eq!(bundles.len(), 1, "{:?}", t.adapters);
+    // Within the 24 optional properties (the carrier is one of them).
+    let required = t.projection.schema["required"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(props.len() - required <= 24, "{props:?}");
+    let adapter = t.payload_adapter(DRAFT);
+    let payload = json!({"p0": "a", "p29": "b", "other": {"k": 1}});
+    let a = adapter.adapt(&payload);
+    assert!(validator(&t).is_valid(&a.payload), "{}", a.payload);
+    assert_eq!(adapter.unadapt(&a.payload), payload);
 }

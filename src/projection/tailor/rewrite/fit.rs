@@ -38,7 +38,7 @@ const MAX_MOVES: usize = 512;
 
 /// The property that carries an object's bundled optional properties (`more_2`, … when the
 /// object declares it).
-const BUNDLE_KEY: &str = "more";
+pub(super) const BUNDLE_KEY: &str = "more";
 
 /// What a carrier's description says after the value's own.
 const LIMIT_NOTE: &str =
@@ -221,6 +221,8 @@ struct Candidate {
 #[derive(Debug, Clone)]
 struct Bundle {
     property: String,
+    /// The property already carries a closed object's other keys (its adapter grows).
+    joins: bool,
     /// The object's properties as they were, so that the bundled ones are listed in that order.
     order: Vec<String>,
     names: Vec<String>,
@@ -394,7 +396,7 @@ impl Walk<'_> {
             return;
         }
         let bundling = bounds.iter().any(|b| b.measure == Measure::Optional);
-        let mut fitting = Fitting::default();
+        let mut fitting = self.fitting_around_closed_objects();
         for _ in 0..MAX_MOVES {
             let mut candidates = Vec::new();
             let targets = ref_targets(schema);
@@ -505,7 +507,7 @@ impl Walk<'_> {
         schema: &mut Value,
         plan: Vec<Planned>,
     ) {
-        let mut fitting = Fitting::default();
+        let mut fitting = self.fitting_around_closed_objects();
         for p in plan {
             let object = p
                 .object_from
@@ -515,6 +517,33 @@ impl Walk<'_> {
             self.make_move(schema, &mut fitting, &object, &p.name, p.how, p.limits);
         }
         self.close_bundles(schema, fitting);
+    }
+
+    /// A fit that leaves the carriers of closed objects' other keys where they are: their
+    /// adapters read them in their own form.
+    fn fitting_around_closed_objects(&self) -> Fitting {
+        let mut fitting = Fitting::default();
+        for a in &self.adapters {
+            if let Some(property) = other_keys_carrier(a) {
+                let at = pointer::push(&pointer::push(a.at(), "properties"), property);
+                fitting.carriers.insert(at);
+            }
+        }
+        fitting
+    }
+
+    /// The carrier of the object's other keys as JSON text, which its bundle of optional
+    /// properties joins.
+    fn text_carrier_of(&self, object: &str) -> Option<String> {
+        self.adapters.iter().find_map(|a| match a {
+            Adapter::Bundle {
+                at,
+                property,
+                names,
+                ..
+            } if at == object && names.is_empty() => Some(property.clone()),
+            _ => None,
+        })
     }
 
     fn make_move(
@@ -548,10 +577,11 @@ impl Walk<'_> {
                 fitting.carriers.insert(at);
             }
             Move::Bundle => {
+                let joined = self.text_carrier_of(object);
                 let bundle = fitting
                     .bundles
                     .entry(object.to_owned())
-                    .or_insert_with(|| open_bundle(schema, object));
+                    .or_insert_with(|| open_bundle(schema, object, joined));
                 fitting.carriers.insert(pointer::push(
                     &pointer::push(object, "properties"),
                     &bundle.property,
@@ -651,10 +681,15 @@ impl Walk<'_> {
         let Some(Value::Object(carrier)) = schema.pointer_mut(&at) else {
             return;
         };
+        let also = if bundle.joins {
+            "any other keys of this object, and "
+        } else {
+            ""
+        };
         carrier.insert(
             "description".into(),
             json!(format!(
-                "Sent as JSON text (a string): an object with any of these optional properties, which the provider's size limits leave no room for as parameters of their own. {}",
+                "Sent as JSON text (a string): an object with {also}any of these optional properties, which the provider's size limits leave no room for as parameters of their own. {}",
                 bundle.notes.join("; ")
             )),
         );
@@ -663,14 +698,24 @@ impl Walk<'_> {
             .and_then(Value::as_object)
             .map(kept_keys)
             .unwrap_or_default();
-        let kept = kept.into_iter().filter(|k| *k != bundle.property).collect();
+        let kept: Vec<String> = kept.into_iter().filter(|k| *k != bundle.property).collect();
         self.links.insert(at.clone(), bundle.originals.clone());
-        self.adapters.push(Adapter::Bundle {
+        let made = Adapter::Bundle {
             at: object.to_owned(),
             property: bundle.property.clone(),
             names: bundle.names.clone(),
             kept,
-        });
+        };
+        // The carrier of the other keys takes the optional properties too: one adapter, so
+        // that each key is moved once and put back once.
+        match self.adapters.iter_mut().find(|a| {
+            bundle.joins
+                && matches!(a, Adapter::Bundle { at, property, .. }
+                    if at == object && *property == bundle.property)
+        }) {
+            Some(closed) => *closed = made,
+            None => self.adapters.push(made),
+        }
         self.trace.push(TraceEntry {
             rule: Rule::TailorJsonText,
             at,
@@ -699,7 +744,7 @@ impl Bundle {
 }
 
 /// The keys an object keeps at its top level: its properties and whatever `required` names.
-fn kept_keys(m: &Map<String, Value>) -> Vec<String> {
+pub(super) fn kept_keys(m: &Map<String, Value>) -> Vec<String> {
     let mut kept: Vec<String> = m
         .get("properties")
         .and_then(Value::as_object)
@@ -713,28 +758,48 @@ fn kept_keys(m: &Map<String, Value>) -> Vec<String> {
     kept
 }
 
-/// Adds the (still empty) bundle property to the object, under a name it does not declare.
-fn open_bundle(schema: &mut Value, object: &str) -> Bundle {
+/// Adds the (still empty) bundle property to the object, under a name it does not declare;
+/// or takes `joined`, the carrier of a closed object's other keys, which is one already.
+fn open_bundle(schema: &mut Value, object: &str, joined: Option<String>) -> Bundle {
     let props = schema
         .pointer_mut(object)
         .and_then(|o| o.get_mut("properties"))
         .and_then(Value::as_object_mut);
-    let property = free_name(BUNDLE_KEY, |k| {
-        props.as_ref().is_some_and(|p| p.contains_key(k))
-    });
     let order = props
         .as_ref()
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default();
-    if let Some(props) = props {
-        props.insert(property.clone(), json!({"type": "string"}));
-    }
+    let joins = joined.is_some();
+    let property = match joined {
+        Some(property) => property,
+        None => {
+            let property = free_name(BUNDLE_KEY, |k| {
+                props.as_ref().is_some_and(|p| p.contains_key(k))
+            });
+            if let Some(props) = props {
+                props.insert(property.clone(), json!({"type": "string"}));
+            }
+            property
+        }
+    };
     Bundle {
+        joins,
         property,
         order,
         names: Vec::new(),
         notes: Vec::new(),
         originals: Vec::new(),
+    }
+}
+
+/// The property that carries the other keys of an object closed by tailoring.
+fn other_keys_carrier(a: &Adapter) -> Option<&str> {
+    match a {
+        Adapter::Bundle {
+            property, names, ..
+        } if names.is_empty() => Some(property),
+        Adapter::KeyEntries { property, .. } => Some(property),
+        _ => None,
     }
 }
 
