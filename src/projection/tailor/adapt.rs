@@ -255,10 +255,10 @@ impl PayloadAdapter {
                     let carrier = pointer::push(&pointer::push(schema_at, "properties"), property);
                     match dir {
                         Direction::Adapt => {
-                            self.to_entries(obj, property, kept, &carrier, instance, report)
+                            self.other_keys_out(obj, property, kept, &carrier, instance, report)
                         }
                         Direction::Unadapt => {
-                            self.from_entries(obj, property, kept, &carrier, instance, report)
+                            self.other_keys_back(obj, property, kept, &carrier, instance, report)
                         }
                     }
                 }
@@ -290,7 +290,7 @@ impl PayloadAdapter {
     /// `property` (absent when there is none), its value adapted to the tailored schema for the
     /// other keys (`property` itself included, so that no key of the payload is read as the
     /// carrier).
-    fn to_entries(
+    fn other_keys_out(
         &self,
         obj: &mut Map<String, Value>,
         property: &str,
@@ -316,7 +316,7 @@ impl PayloadAdapter {
     /// entry under a key the object keeps is none this adapter made (its value was judged by
     /// the schema for the other keys, not the property's own): left out, so that it never
     /// overwrites the property. A carrier that is not a list of entries is left as it is.
-    fn from_entries(
+    fn other_keys_back(
         &self,
         obj: &mut Map<String, Value>,
         property: &str,

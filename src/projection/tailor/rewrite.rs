@@ -1673,12 +1673,12 @@ impl Walk<'_> {
             {
                 form = NullForm::Alternative;
             }
-            // `null` now stands for "absent"; where the property takes `null` itself and does
-            // not say that `null` is what absent means (`default: null`), an explicit `null`
-            // needs a form of its own.
+            // `null` now stands for "absent"; where the property takes `null` itself, an
+            // explicit `null` needs a form of its own — even with `default: null`, which says
+            // what the tool assumes when it is absent, not that the tool cannot tell the two
+            // apart.
             if form == NullForm::Already
-                && schema.get("default") != Some(&Value::Null)
-                && let Some(marker) = choose_marker(schema)
+                && let Some(marker) = choose_marker(self.projection_schema, schema)
             {
                 let at = pointer::push(&pointer::push(out, "properties"), name);
                 self.markers.insert(at, marker);
@@ -2170,6 +2170,12 @@ fn is_bare_any_of(schema: &Value) -> bool {
 /// Whether `schema` may accept a value of `kind` (`string`, `object`, `boolean`); true when
 /// unsure.
 pub(super) fn may_accept(schema: &Value, kind: &str) -> bool {
+    may_accept_in(None, schema, kind, 0)
+}
+
+/// [`may_accept`], following local `$ref`s into `root` (a `$ref` it cannot follow may take
+/// anything).
+fn may_accept_in(root: Option<&Value>, schema: &Value, kind: &str, hops: usize) -> bool {
     let Some(m) = schema.as_object() else {
         return schema != &Value::Bool(false);
     };
@@ -2187,13 +2193,28 @@ pub(super) fn may_accept(schema: &Value, kind: &str) -> bool {
         return of_kind(c);
     }
     if let Some(Value::Array(alts)) = m.get("anyOf").or_else(|| m.get("oneOf")) {
-        return alts.iter().any(|a| may_accept(a, kind));
+        return alts.iter().any(|a| may_accept_in(root, a, kind, hops));
     }
     if let Some(Value::Array(parts)) = m.get("allOf") {
-        return parts.iter().all(|p| may_accept(p, kind));
+        return parts.iter().all(|p| may_accept_in(root, p, kind, hops));
     }
-    if m.contains_key("$ref") {
-        return true;
+    if let Some(r) = m.get("$ref") {
+        // Pydantic writes a nested model or an enum as a `$ref` into `$defs`: what it
+        // takes decides the marker as much as an inline schema would.
+        let target = r
+            .as_str()
+            .and_then(|r| r.strip_prefix('#'))
+            .filter(|_| hops < 32)
+            .and_then(|p| root?.pointer(p));
+        return target.is_none_or(|t| {
+            may_accept_in(root, t, kind, hops + 1) && {
+                // Keywords beside the `$ref` narrow it further; one that rules the kind out
+                // is read like any schema's.
+                let mut beside = m.clone();
+                beside.shift_remove("$ref");
+                may_accept_in(root, &Value::Object(beside), kind, hops + 1)
+            }
+        });
     }
     let types = type_names(m);
     types.is_empty() || types.contains(&kind)
@@ -2201,14 +2222,16 @@ pub(super) fn may_accept(schema: &Value, kind: &str) -> bool {
 
 /// The value an explicit `null` is sent as: one the property's own schema cannot take, so that
 /// it never stands for a real value.
-fn choose_marker(schema: &Value) -> Option<Value> {
+/// `root`: the document its local `$ref`s point into. A plain value before an object (the
+/// model reads `false` more easily than a one-key object).
+fn choose_marker(root: &Value, schema: &Value) -> Option<Value> {
     [
         ("string", json!("<null>")),
-        ("object", json!({"null": true})),
         ("boolean", json!(false)),
+        ("object", json!({"null": true})),
     ]
     .into_iter()
-    .find(|(kind, _)| !may_accept(schema, kind))
+    .find(|(kind, _)| !may_accept_in(Some(root), schema, kind, 0))
     .map(|(_, marker)| marker)
 }
 
@@ -2219,7 +2242,7 @@ fn marker_schema(marker: &Value) -> Value {
         Value::Object(m) => {
             let (key, value) = m.iter().next().expect("the object marker has one key");
             let mut properties = Map::new();
-            properties.insert(key.clone(), json!({"type": "boolean", "enum": [value]}));
+            properties.insert(key.clone(), json!({"type": "boolean", "const": value}));
             json!({
                 "type": "object",
                 "properties": properties,
@@ -2228,9 +2251,11 @@ fn marker_schema(marker: &Value) -> Value {
                 "description": note
             })
         }
+        // `const`, not `enum`: OpenAI counts enum values against a limit (1,000 per tool),
+        // which a marker on each of a large tool's properties would pass.
         other => json!({
             "type": if other.is_string() { "string" } else { "boolean" },
-            "enum": [other],
+            "const": other,
             "description": note
         }),
     }
