@@ -107,8 +107,7 @@ fn openai_strict_closes_objects_and_requires_optional_properties_as_nullable() {
                 // cannot take.
                 "note": {"anyOf": [
                     {"type": ["string", "null"]},
-                    {"type": "object", "properties": {"null": {"type": "boolean", "enum": [true]}},
-                     "required": ["null"], "additionalProperties": false,
+                    {"type": "boolean", "const": false,
                      "description": "Send this for an explicit null; null itself means the property is not given."}
                 ]},
                 // The object was open: its other keys travel here, and come back.
@@ -136,7 +135,7 @@ fn openai_strict_closes_objects_and_requires_optional_properties_as_nullable() {
             Adapter::NullMarker {
                 at: String::new(),
                 properties: vec!["note".into()],
-                marker: json!({"null": true}),
+                marker: json!(false),
             },
             Adapter::NullForAbsent {
                 at: String::new(),
@@ -1419,4 +1418,57 @@ fn the_fit_bundles_optional_properties_into_the_other_keys_carrier() {
     let a = adapter.adapt(&payload);
     assert!(validator(&t).is_valid(&a.payload), "{}", a.payload);
     assert_eq!(adapter.unadapt(&a.payload), payload);
+}
+
+/// Explicit `null` kept apart from absent where OpenAI strict sends `null` for absent, even
+/// with `default: null` (Pydantic's `Optional[X] = None`), with the marker chosen through the
+/// local `$ref` (a string model: `false`, not `"<null>"`), written as `const`.
+#[test]
+fn an_explicit_null_is_kept_apart_from_absent_through_refs_and_default_null() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "m": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "null"}], "default": null},
+            "n": {"type": ["object", "null"], "properties": {"a": {"type": "string"}},
+                  "required": ["a"], "additionalProperties": false, "default": null}
+        },
+        "additionalProperties": false,
+        "$defs": {"M": {"type": "string", "pattern": "^[a-z]+$"}}
+    });
+    let projection = project(&schema, &Options::inline()).expect("projects");
+    let t = tailor(projection, Profile::OpenAiStrict);
+    let markers: Vec<(&Vec<String>, &Value)> = t
+        .adapters
+        .iter()
+        .filter_map(|a| match a {
+            Adapter::NullMarker {
+                properties, marker, ..
+            } => Some((properties, marker)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        markers,
+        vec![
+            (&vec!["m".to_owned()], &json!(false)),
+            (&vec!["n".to_owned()], &json!("<null>")),
+        ],
+        "{}",
+        t.projection.schema
+    );
+    let text = t.projection.schema.to_string();
+    assert!(!text.contains(r#""enum":[false]"#), "{text}");
+    let v = validator(&t);
+    let adapter = t.payload_adapter(DRAFT);
+    for payload in [
+        json!({}),
+        json!({"m": null}),
+        json!({"n": null, "m": "abc"}),
+        json!({"n": {"a": "x"}}),
+    ] {
+        let a = adapter.adapt(&payload);
+        assert!(v.is_valid(&a.payload), "{payload} sent as {}", a.payload);
+        assert!(a.reversible(), "{payload}");
+        assert_eq!(adapter.unadapt(&a.payload), payload);
+    }
 }
