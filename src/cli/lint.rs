@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use schemalens::lint::report::{self, Form, FormLint, ProfileLint, ToolForms, Verdict};
-use schemalens::lint::strict_plan::{Budgets, Decision, Demand};
+use schemalens::lint::strict_plan::{Budgets, Decision, Demand, request_sentence};
 use schemalens::lint::{self, Finding, Group, OllamaView, Placed, Profile, Severity};
 use schemalens::manifest::{Manifest, ManifestFormat, SchemaDialect};
 use schemalens::pointer;
@@ -439,18 +439,11 @@ fn write_requests(out: &mut String, reports: &[ToolReport<'_>], args: &LintArgs)
         if r.left.is_empty() {
             continue;
         }
-        let b = r.budgets;
         let _ = writeln!(
             out,
-            "\n{}: one request takes {} of these {} tools strict (at most {} strict tools, {} optional and {} union-typed properties across them; these take {}, {}); `project --provider {}` writes the others without `strict`:",
+            "\n{}: {}; `project --provider {}` writes the others without `strict`:",
             r.profile,
-            r.strict,
-            r.tools,
-            b.tools,
-            b.optional,
-            b.unions,
-            r.used.optional,
-            r.used.unions,
+            request_sentence(r.strict, r.tools, r.budgets, r.used),
             r.profile
         );
         let shown = if args.all {

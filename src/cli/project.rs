@@ -66,63 +66,56 @@ pub fn run(args: &ProjectArgs) -> Result<u8, Failure> {
             .map_or(&[][..], |set| set.findings(k, Form::Tailored))
     };
     match args.tailor.provider {
-        // The strict flags sit in the tool entries, which come before later tools' schemas
-        // are made: the request's schemas are all made (and held) before any is written.
-        Some(profile) if request.as_ref().is_some_and(Request::writes_flags) => {
-            let schemas =
-                input::project_streamed(&origin, tools, &options, Linking::Build, |projections| {
-                    let mut made = Vec::with_capacity(count);
-                    for (k, (tool, projection)) in projections.enumerate() {
-                        let schema = match projection {
-                            Ok(p) => WrittenSchema::from(tailored_schema(
-                                &tool,
-                                p,
-                                profile,
-                                found(k),
-                                request.as_mut(),
-                            )),
-                            Err(failure) => {
-                                if let Some(r) = request.as_mut() {
-                                    r.record_missing(&tool, &failure.message);
-                                }
-                                fallback(tool, failure)?
-                            }
-                        };
-                        made.push(schema);
-                    }
-                    Ok::<_, Failure>(made)
-                })?;
-            if let Some(request) = &request {
-                request.write_flags(&mut writeback);
-            }
-            write_out(&writeback, &order, single, &mut schemas.into_iter().map(Ok))
-        }
-        // Tailoring reads the links and rewrites the whole schema.
         Some(profile) => {
-            input::project_streamed(&origin, tools, &options, Linking::Build, |projections| {
-                write_out(
-                    &writeback,
-                    &order,
-                    single,
-                    &mut projections
-                        .enumerate()
-                        .map(|(k, (tool, projection))| match projection {
-                            Ok(p) => Ok(WrittenSchema::from(tailored_schema(
-                                &tool,
-                                p,
-                                profile,
-                                found(k),
-                                request.as_mut(),
-                            ))),
-                            Err(failure) => {
-                                if let Some(r) = request.as_mut() {
-                                    r.record_missing(&tool, &failure.message);
-                                }
-                                fallback(tool, failure)
-                            }
-                        }),
-                )
-            })
+            // The strict flags sit in the tool entries, which come before later tools' schemas
+            // are made: then the request's schemas are all made (and held) before any is written.
+            let writes_flags = request.as_ref().is_some_and(Request::writes_flags);
+            let mut tailor_one =
+                |k: usize, tool: Tool, projection: Result<Projection, Failure>| match projection {
+                    Ok(p) => Ok(WrittenSchema::from(tailored_schema(
+                        &tool,
+                        p,
+                        profile,
+                        found(k),
+                        request.as_mut(),
+                    ))),
+                    Err(failure) => {
+                        if let Some(r) = request.as_mut() {
+                            r.record_missing(&tool, &failure.message);
+                        }
+                        fallback(tool, failure)
+                    }
+                };
+            if writes_flags {
+                let schemas = input::project_streamed(
+                    &origin,
+                    tools,
+                    &options,
+                    Linking::Build,
+                    |projections| {
+                        projections
+                            .enumerate()
+                            .map(|(k, (tool, projection))| tailor_one(k, tool, projection))
+                            .collect::<Result<Vec<_>, Failure>>()
+                    },
+                )?;
+                if let Some(request) = &request {
+                    request.write_flags(&mut writeback);
+                }
+                write_out(&writeback, &order, single, &mut schemas.into_iter().map(Ok))
+            } else {
+                // Tailoring reads the links and rewrites the whole schema.
+                input::project_streamed(&origin, tools, &options, Linking::Build, |projections| {
+                    write_out(
+                        &writeback,
+                        &order,
+                        single,
+                        &mut projections
+                            .enumerate()
+                            .map(|(k, (tool, projection))| tailor_one(k, tool, projection)),
+                    )
+                })
+            }
         }
         // The plain projection is only written out.
         None => input::project_written(&origin, tools, &options, |written| {
@@ -280,11 +273,9 @@ impl Request {
     /// Nothing when every tool is sent strict; else how many are, within which limits, and
     /// why each other one is not.
     fn notes(&self, plan: &Plan) -> Vec<String> {
-        let strict = plan.strict_count();
-        if strict == plan.decisions.len() {
+        if plan.strict_count() == plan.decisions.len() {
             return Vec::new();
         }
-        let b = plan.budgets;
         let how = if self.writes_flags() {
             "they are written with `strict: true`, the others without".to_owned()
         } else {
@@ -293,16 +284,7 @@ impl Request {
                 self.format.describe()
             )
         };
-        let mut notes = vec![format!(
-            "note: {}: one request takes {strict} of these {} tools strict (at most {} strict tools, {} optional and {} union-typed properties across them; these take {}, {}): {how}",
-            self.profile,
-            plan.decisions.len(),
-            b.tools,
-            b.optional,
-            b.unions,
-            plan.used.optional,
-            plan.used.unions,
-        )];
+        let mut notes = vec![format!("note: {}: {}: {how}", self.profile, plan.summary())];
         for ((name, _), d) in self.tools.iter().zip(&plan.decisions) {
             if let Some(why) = &d.why_not {
                 notes.push(format!(

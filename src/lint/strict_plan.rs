@@ -262,6 +262,26 @@ impl Plan {
     pub fn strict_count(&self) -> usize {
         self.decisions.iter().filter(|d| d.strict).count()
     }
+
+    /// The request as a whole, in the sentence every front end shows (see [`request_sentence`]).
+    pub fn summary(&self) -> String {
+        request_sentence(
+            self.strict_count(),
+            self.decisions.len(),
+            self.budgets,
+            self.used,
+        )
+    }
+}
+
+/// `one request takes 20 of the 22 tools strict (at most …; these take …)`: how many tools of a
+/// request go strict and against which budgets. One sentence, so that `lint`, `project` and the
+/// inspector say the same thing of the same plan.
+pub fn request_sentence(strict: usize, tools: usize, budgets: Budgets, used: Demand) -> String {
+    format!(
+        "one request takes {strict} of the {tools} tools strict (at most {} strict tools, {} optional and {} union-typed properties across them; these take {}, {})",
+        budgets.tools, budgets.optional, budgets.unions, used.optional, used.unions,
+    )
 }
 
 /// Chooses the strict tools of one request (see the module's documentation).

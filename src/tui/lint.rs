@@ -130,20 +130,7 @@ pub fn sent_lines(view: &ToolView) -> Vec<(String, bool)> {
     };
     let mut out = vec![(format!("sent {}", decision.label()), !decision.strict)];
     if let Some(plan) = view.tool_set.as_ref().and_then(|s| s.plan.as_ref()) {
-        let b = plan.budgets;
-        out.push((
-            format!(
-                "one request takes {} of the {} tools of this file strict (at most {} strict tools, {} optional and {} union-typed properties across them; these take {}, {})",
-                plan.strict_count(),
-                plan.decisions.len(),
-                b.tools,
-                b.optional,
-                b.unions,
-                plan.used.optional,
-                plan.used.unions,
-            ),
-            false,
-        ));
+        out.push((plan.summary(), false));
     }
     out
 }

@@ -2087,7 +2087,7 @@ fn anthropic_strict_says_which_tools_the_request_sends_strict() {
         "{text}"
     );
     assert!(
-        text.contains("one request takes 20 of the 22 tools of this file strict"),
+        text.contains("one request takes 20 of the 22 tools strict"),
         "{text}"
     );
     snap("lint_list_strict_plan", text);
