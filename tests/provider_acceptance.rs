@@ -1034,6 +1034,117 @@ fn an_all_of_of_plain_objects_is_one_object() {
     }
 }
 
+/// Zod writes `caps.and(z.record(z.string(), z.unknown()))` (the MCP SDK's `ClientCapabilities`)
+/// as an `allOf` of a closed object and a record whose `propertyNames` every key passes. The
+/// record part says nothing the closed part does not, so the two are one object closed to the
+/// closed part's names; before, the parts were left open and Anthropic strict refused the
+/// tool. Nested as the SDK nests it (a capability that is itself such an intersection).
+#[test]
+fn an_all_of_with_a_closed_part_and_an_open_record_is_one_closed_object() {
+    let record =
+        json!({"type": "object", "propertyNames": {"type": "string"}, "additionalProperties": {}});
+    let intersection = |properties: Value| {
+        json!({"allOf": [
+            {"type": "object", "properties": properties, "additionalProperties": false},
+            record.clone()
+        ]})
+    };
+    let elicitation = intersection(json!({"form": {"type": "object", "properties": {
+        "applyDefaults": {"type": "boolean"}}, "additionalProperties": false}}));
+    let schema = json!({
+        "type": "object",
+        "properties": {"capabilities": intersection(json!({
+            "roots": {"type": "object", "properties": {"listChanged": {"type": "boolean"}}, "additionalProperties": false},
+            "elicitation": elicitation
+        }))},
+        "required": ["capabilities"],
+        "additionalProperties": false
+    });
+    let tool = bare_tool(&schema, "initialize");
+    let original = jsonschema::validator_for(&schema).unwrap();
+    let unknown = json!({"capabilities": {"sampling": {}}});
+    assert!(!original.is_valid(&unknown), "the closed part refuses it");
+    for mode in [Mode::Inline, Mode::Flat] {
+        for provider in Provider::ALL {
+            let t = tailor_tool(&tool, &options(mode), profile(provider)).expect("tailored");
+            assert!(
+                t.unresolved.is_empty(),
+                "{provider} {mode:?}: {:?}",
+                t.unresolved
+            );
+            let refused = check(provider, Some("initialize"), &t.projection.schema);
+            assert!(
+                refused.is_empty(),
+                "{provider} {mode:?}: {refused:?}\n{:#}",
+                t.projection.schema
+            );
+            let text = t.projection.schema.to_string();
+            assert!(
+                !text.contains("allOf") && !text.contains("propertyNames"),
+                "{provider} {mode:?}: {text}"
+            );
+            sent_and_back(
+                &tool,
+                &t,
+                &[
+                    json!({"capabilities": {}}),
+                    json!({"capabilities": {"roots": {"listChanged": true}}}),
+                    json!({"capabilities": {"elicitation": {"form": {"applyDefaults": false}}}}),
+                ],
+            );
+            // Gemini has no `additionalProperties`: its schema cannot refuse other names.
+            if provider != Provider::Gemini {
+                let (validator, draft) = validator(&tool, &t);
+                let adapted = t.payload_adapter(draft).adapt(&unknown).payload;
+                assert!(
+                    !validator.is_valid(&adapted),
+                    "{provider} {mode:?}: a name the closed part refuses, accepted as {adapted}"
+                );
+            }
+        }
+    }
+}
+
+/// A name only an open part declares is one the closed part refuses: the merged object leaves
+/// it out and says so. When such a name is required, no value satisfies the parts: the merge
+/// would hide that, so the parts are left and reported.
+#[test]
+fn a_name_only_an_open_part_declares_is_left_out_of_the_closed_merge() {
+    let parts = |required: Value| {
+        json!({"type": "object", "properties": {"p": {"allOf": [
+            {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": false},
+            {"type": "object", "properties": {"b": {"type": "string"}}, "required": required}
+        ]}}, "required": ["p"], "additionalProperties": false})
+    };
+    let tool = bare_tool(&parts(json!([])), "merge");
+    let t = tailor_tool(&tool, &Options::inline(), Profile::AnthropicStrict).expect("tailored");
+    assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
+    assert_eq!(
+        t.projection.schema["properties"]["p"],
+        json!({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": false}),
+    );
+    assert!(
+        t.projection
+            .trace
+            .iter()
+            .any(|e| e.message().contains("`b` cannot be present")),
+        "the left-out name is traced"
+    );
+    sent_and_back(&tool, &t, &[json!({"p": {}}), json!({"p": {"a": 1}})]);
+
+    let impossible = bare_tool(&parts(json!(["b"])), "merge");
+    let t =
+        tailor_tool(&impossible, &Options::inline(), Profile::AnthropicStrict).expect("tailored");
+    assert!(
+        t.projection.schema["properties"]["p"]
+            .get("allOf")
+            .is_some(),
+        "not merged: {}",
+        t.projection.schema
+    );
+    assert!(!t.unresolved.is_empty(), "the refusal is reported");
+}
+
 /// Two parts declaring one property with different schemas: their conjunction is no one plain
 /// object (it would need the two schemas conjoined), so the parts are left as they are, and
 /// what the provider will refuse is said, by lint's tailored verdict and by the checker alike:
@@ -1954,12 +2065,12 @@ fn a_request_of_twenty_five_tools_sends_twenty_strict() {
     let refused = check_request(&sent_tools(&written));
     assert!(refused.is_empty(), "{refused:#?}");
     assert!(
-        stderr.contains("one request takes 20 of these 25 tools strict"),
+        stderr.contains("one request takes 20 of the 25 tools strict"),
         "{stderr}"
     );
     let text = lint_text(&list);
     assert!(
-        text.contains("anthropic-strict: one request takes 20 of these 25 tools strict"),
+        text.contains("anthropic-strict: one request takes 20 of the 25 tools strict"),
         "{text}"
     );
     assert!(
@@ -2092,7 +2203,7 @@ fn a_document_without_strict_flags_gets_the_plan_on_stderr() {
     );
     assert!(
         r.stderr
-            .contains("one request takes 20 of these 22 tools strict")
+            .contains("one request takes 20 of the 22 tools strict")
             && r.stderr
                 .contains("an MCP tools/list result has no `strict` flag"),
         "{}",

@@ -820,6 +820,12 @@ pub enum Tailoring {
     AllOfMerged {
         profile: Profile,
         parts: usize,
+        /// A part was closed: so is the merged object.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        closed: bool,
+        /// Names only open parts declared, which the closed parts refuse: left out.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        never_present: Vec<String>,
     },
     /// An `enum` dropped so that the schema fits the provider's size limits.
     LimitEnumDropped {
@@ -1148,9 +1154,27 @@ impl Tailoring {
                 "{profile}: this tool's schema has {}; this value is sent as its JSON text (a string), so nothing inside it counts, and a string is no union. EXACT with the adapter: it encodes on the way in and decodes on the way out; what the schema said inside this value is left to the tool.",
                 limit_counts(limits)
             ),
-            Tailoring::AllOfMerged { profile, parts } => format!(
-                "{profile}: the `allOf` of {parts} object part(s) merged into one object with all their properties and required names (the same values: each part only declared properties). The provider has no `allOf`, or closes every object, which no part can be alone."
-            ),
+            Tailoring::AllOfMerged {
+                profile,
+                parts,
+                closed,
+                never_present,
+            } => {
+                let mut s = format!(
+                    "{profile}: the `allOf` of {parts} object part(s) merged into one object with all their properties and required names (the same values: each part only declared properties"
+                );
+                if *closed {
+                    s.push_str(", and a closed part admits no other name, so the object is closed to the names every closed part declares");
+                    if !never_present.is_empty() {
+                        s.push_str(&format!(
+                            "; {} cannot be present and are left out",
+                            ticks(never_present)
+                        ));
+                    }
+                }
+                s.push_str("). The provider has no `allOf`, or closes every object, which no part can be alone.");
+                s
+            }
             Tailoring::LimitEnumDropped {
                 profile,
                 values,

@@ -3,7 +3,10 @@
 //! no `allOf`, and dropping it leaves a free-form object they refuse; OpenAI and Anthropic
 //! strict close every object, which no part can be alone (each would refuse the other's keys).
 //! Where the parts only declare properties, the object they make together is one plain object
-//! with all their properties and required names: the same values.
+//! with all their properties and required names: the same values. A part may also be closed
+//! (`additionalProperties: false`), or be a record of any values (Zod's `a.and(z.record(z.string(),
+//! z.unknown()))`: `propertyNames: {type: string}`, which every key of a JSON object passes): the
+//! merged object is then closed to the names every closed part declares.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -51,6 +54,10 @@ impl Walk<'_> {
         if !merged.required.is_empty() {
             m.insert("required".into(), json!(merged.required));
         }
+        m.shift_remove("propertyNames");
+        if merged.closed {
+            m.insert("additionalProperties".into(), Value::Bool(false));
+        }
         self.record(
             Rule::AllofMerge,
             out,
@@ -58,6 +65,8 @@ impl Walk<'_> {
             Tailoring::AllOfMerged {
                 profile: self.profile,
                 parts: merged.parts,
+                closed: merged.closed,
+                never_present: merged.never_present,
             },
         );
     }
@@ -97,7 +106,13 @@ impl Merges {
 
 /// Keywords an object schema may have to be merged with its `allOf` parts (besides
 /// annotations): nothing else judges the object.
-const MERGEABLE: &[&str] = &["type", "properties", "required", "additionalProperties"];
+const MERGEABLE: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "propertyNames",
+];
 
 /// An object and its `allOf` parts as one object (see [`Walk::merge_all_of`]).
 struct MergedAllOf {
@@ -108,17 +123,40 @@ struct MergedAllOf {
     parts: usize,
     /// The properties that came from a part: name, part index.
     sources: Vec<(String, usize)>,
+    /// Some part (or the object) is closed: so is the merged object.
+    closed: bool,
+    /// Names only open parts declare, outside every closed part's: no value can have them.
+    never_present: Vec<String>,
 }
 
 /// A plain object schema: only [`MERGEABLE`] keywords (and `also`) and annotations, `type`
-/// `object` if any, `properties` an object, `additionalProperties` that accepts anything.
+/// `object` if any, `properties` an object, `additionalProperties` that accepts anything or
+/// nothing, `propertyNames` that every key passes.
 fn plain_object_part(o: &Map<String, Value>, also: &str) -> bool {
     o.keys()
         .all(|k| k == also || MERGEABLE.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()))
         && o.get("type").is_none_or(|t| t == "object")
         && o.get("properties").is_none_or(Value::is_object)
         && o.get("additionalProperties")
-            .is_none_or(|a| a == &Value::Bool(true) || a.as_object().is_some_and(Map::is_empty))
+            .is_none_or(|a| accepts_anything(a) || is_closed(o))
+        && o.get("propertyNames").is_none_or(every_key_passes)
+}
+
+fn accepts_anything(schema: &Value) -> bool {
+    schema == &Value::Bool(true) || schema.as_object().is_some_and(Map::is_empty)
+}
+
+fn is_closed(o: &Map<String, Value>) -> bool {
+    o.get("additionalProperties") == Some(&Value::Bool(false))
+}
+
+/// A `propertyNames` schema every key passes: keys are strings.
+fn every_key_passes(schema: &Value) -> bool {
+    accepts_anything(schema)
+        || schema.as_object().is_some_and(|o| {
+            o.iter()
+                .all(|(k, v)| (k == "type" && v == "string") || ANNOTATIONS.contains(&k.as_str()))
+        })
 }
 
 /// `m` with its `allOf` of plain object parts merged, when that is exact: `None` when a part
@@ -145,6 +183,8 @@ fn merged_all_of(m: &Map<String, Value>) -> Option<MergedAllOf> {
         object: m.contains_key("type"),
         parts: parts.len(),
         sources: Vec::new(),
+        closed: false,
+        never_present: Vec::new(),
     };
     for (i, part) in parts.iter().enumerate() {
         merged.object |= part.contains_key("type");
@@ -169,5 +209,45 @@ fn merged_all_of(m: &Map<String, Value>) -> Option<MergedAllOf> {
             }
         }
     }
+    let closed: Vec<&Map<String, Value>> = std::iter::once(m)
+        .chain(parts.iter().copied())
+        .filter(|o| is_closed(o))
+        .collect();
+    if !closed.is_empty() {
+        keep_names_every_closed_part_declares(&mut merged, &closed)?;
+    }
     Some(merged)
+}
+
+/// A closed part refuses every name it does not declare, so the merged object is closed to the
+/// names all closed parts declare. A property only open parts declare can never be present: it
+/// is left out (saying it would only invite the model to send what the tool refuses). `None`
+/// when such a name is required: no value satisfies the parts, and the merge would hide that.
+fn keep_names_every_closed_part_declares(
+    merged: &mut MergedAllOf,
+    closed: &[&Map<String, Value>],
+) -> Option<()> {
+    let declared_by_all = |name: &str| {
+        closed.iter().all(|o| {
+            o.get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| p.contains_key(name))
+        })
+    };
+    if merged.required.iter().any(|name| !declared_by_all(name)) {
+        return None;
+    }
+    let never: Vec<String> = merged
+        .properties
+        .keys()
+        .filter(|name| !declared_by_all(name))
+        .cloned()
+        .collect();
+    for name in &never {
+        merged.properties.shift_remove(name);
+    }
+    merged.sources.retain(|(name, _)| !never.contains(name));
+    merged.never_present = never;
+    merged.closed = true;
+    Some(())
 }
