@@ -227,7 +227,7 @@ impl<'g> Estimate<'g> {
     /// The unions of `body` the walk cuts whole (an alternative is a `$ref` it would cut),
     /// outermost only, in visiting order.
     fn cut_unions<'b>(&self, body: &'b Body, open: &[TargetId], depth: usize) -> Vec<&'b Union> {
-        if self.unrolling == Unrolling::Keep || self.unrolling.expands_reentry(depth) {
+        if self.unrolling.keeps() || self.unrolling.expands_reentry(depth) {
             return Vec::new();
         }
         let mut cut: Vec<&Union> = body
@@ -256,12 +256,13 @@ impl<'g> Estimate<'g> {
     /// is unresolvable, cut, or kept as a reference).
     fn expansion(&mut self, site: usize, open: &[TargetId], depth: usize) -> Option<StateKey> {
         let target = *self.graph.sites[site].target.as_ref().ok()?;
-        if open.binary_search(&target).is_err() {
+        let shared = self.unrolling == Unrolling::Shared && self.graph.on_cycle(target);
+        if open.binary_search(&target).is_err() && !shared {
             return Some(self.graph.state_within(target, open, depth));
         }
         // A kept cycle through the root is `#`: nothing more to emit.
         let root = self.graph.pointer(target).is_empty();
-        if self.unrolling == Unrolling::Keep && !root && self.kept_set.insert(target) {
+        if self.unrolling.keeps() && !root && self.kept_set.insert(target) {
             self.kept.push(target);
         }
         self.unrolling
@@ -359,8 +360,8 @@ pub(crate) fn plan(
     };
     match recursion {
         Recursion::Keep => {
-            let nodes = refuse_over(graph, Unrolling::Keep, budgets.nodes)?;
-            Ok(fixed(Unrolling::Keep, nodes))
+            let (unrolling, nodes) = keep_form(graph, budgets)?;
+            Ok(fixed(unrolling, nodes))
         }
         Recursion::Unroll(depth) => {
             let mut estimate = Estimate::new(graph, Unrolling::Depth(depth), budgets.nodes);
@@ -406,6 +407,24 @@ pub(crate) fn plan(
             })
         }
     }
+}
+
+/// Kept recursion: each path through a cycle expanded until it re-enters (a small cycle reads
+/// best so, and flat mode can merge a union of its members), unless that form is larger than
+/// the one that refers into every cycle member by one shared `$defs` entry by more than the
+/// unrolling budget: the expansion multiplies with the cycle's members and alternatives (a
+/// formula language of twenty mutually recursive expressions), the shared form does not.
+fn keep_form(graph: &RefGraph, budgets: Budgets) -> Result<(Unrolling, u64), ProjectionError> {
+    let shared = refuse_over(graph, Unrolling::Shared, budgets.nodes)?;
+    let limit = shared
+        .saturating_add(budgets.unrolling as u64)
+        .min(budgets.nodes as u64);
+    let expanded = Estimate::new(graph, Unrolling::Keep, limit as usize).total();
+    Ok(if expanded <= limit {
+        (Unrolling::Keep, expanded)
+    } else {
+        (Unrolling::Shared, shared)
+    })
 }
 
 /// The projection's size when unrolled to `depth`, if it is within `limit`.
@@ -715,6 +734,69 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// `n` definitions, each taking a union of all of them (Pydantic's way with Qdrant's
+    /// formula expressions): expanding every path until it re-enters is `n!` paths.
+    fn formula(n: usize) -> Value {
+        let union = || {
+            let mut alternatives = vec![json!({"type": "number"})];
+            alternatives.extend((0..n).map(|i| json!({"$ref": format!("#/$defs/E{i}")})));
+            json!({"anyOf": alternatives})
+        };
+        let defs: serde_json::Map<String, Value> = (0..n)
+            .map(|i| {
+                let op = format!("op{i}");
+                (
+                    format!("E{i}"),
+                    json!({"type": "object", "properties": {op.clone(): union()}, "required": [op]}),
+                )
+            })
+            .collect();
+        json!({"type": "object", "properties": {"f": union()}, "$defs": defs})
+    }
+
+    /// A small cycle keeps its expanded form; a large one, whose expansion blew the node
+    /// budget, refers into each member by one shared definition, and the estimate is exact
+    /// for both.
+    #[test]
+    fn kept_recursion_shares_the_members_of_a_cycle_too_large_to_expand() {
+        let defs = |schema: &Value, options: &Options| -> Vec<String> {
+            let p = crate::project(schema, options).expect("projects");
+            let mut names: Vec<String> = p.schema["$defs"]
+                .as_object()
+                .map(|d| d.keys().cloned().collect())
+                .unwrap_or_default();
+            names.sort();
+            names
+        };
+        for mode in [Mode::Inline, Mode::Flat] {
+            let options = Options {
+                mode,
+                recursion: Recursion::Keep,
+                ..Options::default()
+            };
+            for n in [2, 8] {
+                let c = counted(&formula(n), &options).expect("kept recursion projects");
+                assert_eq!(c.emitted, c.estimated, "{mode} {n}");
+            }
+            // Two members: the first is expanded at the root, re-entered below.
+            assert_eq!(defs(&formula(2), &options), ["E0", "E1"], "{mode}");
+            let small = crate::project(&formula(2), &options).expect("projects");
+            let f = small.schema["properties"]["f"].to_string();
+            assert!(
+                f.contains("\"op0\"") && f.contains("\"op1\""),
+                "{mode}: {f}"
+            );
+            let large = crate::project(&formula(8), &options).expect("projects");
+            let names: Vec<String> = (0..8).map(|i| format!("E{i}")).collect();
+            assert_eq!(defs(&formula(8), &options), names, "{mode}");
+            assert_eq!(
+                large.schema["properties"]["f"]["anyOf"][1],
+                json!({"$ref": "#/$defs/E0"}),
+                "{mode}"
+            );
         }
     }
 

@@ -358,7 +358,7 @@ impl<'a> Engine<'a> {
     /// accepts anything, so the whole union is cut instead: a half-unrolled union shows
     /// nothing the cut does not, and would only be flattened into an unconstrained property.
     fn cut_alternative(&self, keyword: &str, value: &Value, orig: &str) -> Option<Cut> {
-        if self.unrolling.expands_reentry(self.reentries) || self.unrolling == Unrolling::Keep {
+        if self.unrolling.expands_reentry(self.reentries) || self.unrolling.keeps() {
             return None;
         }
         let here = pointer::push(orig, keyword);
@@ -475,13 +475,20 @@ impl<'a> Engine<'a> {
                 return self.with_siblings(out, map, orig, depth, None);
             }
         };
-        let target_out = if self.stack.iter().any(|f| f.target == target) {
-            self.recursive_reference(&reference, target, orig, depth)?
-        } else {
-            self.expand(&reference, target, false, depth)?
-        };
+        let target_out =
+            if self.stack.iter().any(|f| f.target == target) || self.refers_into_cycle(target) {
+                self.recursive_reference(&reference, target, orig, depth)?
+            } else {
+                self.expand(&reference, target, false, depth)?
+            };
         let target = self.graph.pointer(target).to_owned();
         self.with_siblings(target_out, map, orig, depth, Some(&target))
+    }
+
+    /// With shared recursion, a `$ref` into a cycle member is kept as a reference wherever it
+    /// is met, not only where it re-enters (see [`Unrolling::Shared`]).
+    fn refers_into_cycle(&self, target: TargetId) -> bool {
+        self.unrolling == Unrolling::Shared && self.graph.on_cycle(target)
     }
 
     /// A `$ref` back into a target open on the path: kept, expanded once more, or cut, by
@@ -495,7 +502,7 @@ impl<'a> Engine<'a> {
     ) -> Result<Out, ProjectionError> {
         let from = vec![orig.to_owned(), self.graph.pointer(target).to_owned()];
         match self.unrolling {
-            Unrolling::Keep => {
+            Unrolling::Keep | Unrolling::Shared => {
                 let (ref_text, definition) = self.keep(target);
                 let mut out = Out::new(json!({ "$ref": ref_text }), false);
                 out.trace(

@@ -63,6 +63,10 @@ pub(crate) struct Union {
 pub(crate) enum Unrolling {
     /// Keep it as a reference to a `$defs` entry.
     Keep,
+    /// Keep every `$ref` into a definition on a cycle (a re-entry or not) as a reference to
+    /// one `$defs` entry per cycle member: expanding each path through a large cycle until
+    /// it re-enters multiplies with every member, the `$defs` form does not.
+    Shared,
     /// Expand it while the path's recursion depth (its re-entries) stays within this; cut
     /// the next one. 0 cuts at the first re-entry.
     Depth(usize),
@@ -72,9 +76,14 @@ impl Unrolling {
     /// Whether a re-entry on a path that already re-entered `depth` times is expanded.
     pub(crate) fn expands_reentry(self, depth: usize) -> bool {
         match self {
-            Unrolling::Keep => false,
+            Unrolling::Keep | Unrolling::Shared => false,
             Unrolling::Depth(limit) => depth < limit,
         }
+    }
+
+    /// Whether recursion is kept as `$defs` (nothing is cut).
+    pub(crate) fn keeps(self) -> bool {
+        matches!(self, Unrolling::Keep | Unrolling::Shared)
     }
 }
 
@@ -98,6 +107,8 @@ pub(crate) struct RefGraph {
     pub(crate) root: Body,
     component: Vec<usize>,
     reaches_cycle: Vec<bool>,
+    /// The target lies on a cycle: its component has several members, or a `$ref` to itself.
+    on_cycle: Vec<bool>,
 }
 
 impl RefGraph {
@@ -111,6 +122,7 @@ impl RefGraph {
             root: Body::default(),
             component: Vec::new(),
             reaches_cycle: Vec::new(),
+            on_cycle: Vec::new(),
         };
         let mut builder = Builder {
             root,
@@ -167,6 +179,16 @@ impl RefGraph {
                     .any(|w| self.component[*w] != c && reaches[self.component[*w]]);
         }
         self.reaches_cycle = self.component.iter().map(|c| reaches[*c]).collect();
+        self.on_cycle = self
+            .component
+            .iter()
+            .map(|c| members[*c] > 1 || self_loop[*c])
+            .collect();
+    }
+
+    /// Whether `target` lies on a cycle of `$ref`s (see [`Unrolling::Shared`]).
+    pub(crate) fn on_cycle(&self, target: TargetId) -> bool {
+        self.on_cycle[target as usize]
     }
 
     pub(crate) fn pointer(&self, target: TargetId) -> &str {
