@@ -643,6 +643,9 @@ struct RefSite {
     target: String,
     /// The `$ref` leads back into a schema it sits in.
     recursive: bool,
+    /// The strongly connected component of the target (targets of one component can reach
+    /// each other through `$ref`s).
+    component: usize,
 }
 
 /// `$ref`s that lead back into a schema they sit in.
@@ -709,16 +712,162 @@ fn ref_sites(cx: &SchemaCx<'_>) -> Vec<RefSite> {
             recursive: containing(cx.pointer(site))
                 .into_iter()
                 .any(|u| component[u] == component[target]),
+            component: component[target],
         })
         .collect()
 }
 
 /// The deepest place of the schema as the provider reads it: every subschema one level below
-/// its parent, and a `$ref`'s target read at the `$ref`'s own level (except where the `$ref`
-/// is recursive: recursion is allowed, so it cannot count). Returns (levels, the node, reached
-/// through a `$ref`).
-fn deepest(cx: &SchemaCx<'_>) -> (usize, usize, bool) {
-    Heights::of(cx).at(0)
+/// its parent (`additionalProperties: false` too: an object is a level to OpenAI's checker
+/// and the one in tests/ even when it has no property, and its `false` is what makes lint
+/// count it so), and a `$ref`'s target read at the `$ref`'s own level, a recursive `$ref`
+/// followed until it reaches a definition already entered on the path (recursion is allowed,
+/// but each pass through it nests).
+fn deepest(cx: &SchemaCx<'_>, limit: usize) -> Deepest {
+    let heights = Heights::of(cx);
+    let (levels, at, through_ref) = heights.at(0);
+    let plain = Deepest {
+        levels,
+        at,
+        through_ref,
+        at_least: false,
+    };
+    if levels > limit {
+        return plain;
+    }
+    Reentering::over(cx, &heights, limit).unwrap_or(plain)
+}
+
+/// What [`deepest`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Deepest {
+    pub levels: usize,
+    /// The deepest node.
+    pub at: usize,
+    /// The deepest path goes through a `$ref`.
+    pub through_ref: bool,
+    /// The paths through recursive `$ref`s were followed only until one went past the limit
+    /// (or, on a cycle with more paths than are followed, not to the end): `levels` is a
+    /// level reached, not the deepest.
+    pub at_least: bool,
+}
+
+/// Past this many node visits the paths through recursive `$ref`s are not followed further,
+/// and the schema is taken to be over the limit: each definition entered at most once per
+/// path is still a number of paths exponential in a large cycle's members (the unrolled form
+/// tailoring makes of it has no cycle to follow).
+const REENTRY_WORK: usize = 1_000_000;
+
+/// Whether a path nests past the limit when recursive `$ref`s are followed until they reach
+/// a definition already entered on the path, as OpenAI's checker (and the independent one in
+/// tests/) reads them. A target's height depends on the targets of its component open on the
+/// path, so the walk remembers heights per (target, open targets of its component), and it
+/// stops at the first path found past the limit.
+struct Reentering<'h> {
+    heights: &'h Heights,
+    /// The node each local `$ref` (recursive or not) reads, and its target's component.
+    follows: Vec<Option<(usize, usize)>>,
+    memo: HashMap<(usize, Vec<usize>), (usize, usize)>,
+    open: Vec<(usize, usize)>,
+    limit: usize,
+    work: usize,
+    /// The first node found past the limit, and its level.
+    over: Option<(usize, usize)>,
+}
+
+impl Reentering<'_> {
+    /// `None` when no recursive `$ref` takes a path past `limit`.
+    fn over(cx: &SchemaCx<'_>, heights: &Heights, limit: usize) -> Option<Deepest> {
+        let sites = ref_sites(cx);
+        if !sites.iter().any(|r| r.recursive) {
+            return None;
+        }
+        let mut follows = vec![None; cx.nodes.len()];
+        for r in sites {
+            follows[r.site] = cx.find(&r.target).map(|t| (t, r.component));
+        }
+        let mut walk = Reentering {
+            heights,
+            follows,
+            memo: HashMap::new(),
+            open: Vec::new(),
+            limit,
+            work: 0,
+            over: None,
+        };
+        walk.height(0, 0);
+        let (levels, at) = match walk.over {
+            Some((at, level)) => (level, at),
+            None if walk.work > REENTRY_WORK => (limit + 1, 0),
+            None => return None,
+        };
+        Some(Deepest {
+            levels,
+            at,
+            through_ref: true,
+            at_least: true,
+        })
+    }
+
+    /// The levels below node `i` (at `level`), and the deepest node; stops early once a path
+    /// past the limit is found, or the work runs out.
+    fn height(&mut self, i: usize, level: usize) -> (usize, usize) {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.height_unguarded(i, level))
+    }
+
+    fn height_unguarded(&mut self, i: usize, level: usize) -> (usize, usize) {
+        self.work += 1;
+        let mut best = (0, i);
+        if self.over.is_some() || self.work > REENTRY_WORK {
+            return best;
+        }
+        for &c in self.heights.children(i) {
+            let (h, at) = self.height(c, level + 1);
+            best = self.deeper(best, (h + 1, at), level);
+        }
+        if let Some((target, component)) = self.follows[i]
+            && !self.open.iter().any(|(t, _)| *t == target)
+        {
+            let found = self.enter(target, component, level);
+            best = self.deeper(best, found, level);
+        }
+        best
+    }
+
+    /// The deeper of two heights below a node at `level`, noting a path past the limit.
+    fn deeper(
+        &mut self,
+        best: (usize, usize),
+        found: (usize, usize),
+        level: usize,
+    ) -> (usize, usize) {
+        if level + found.0 > self.limit && self.over.is_none() {
+            self.over = Some((found.1, level + found.0));
+        }
+        if found.0 > best.0 { found } else { best }
+    }
+
+    fn enter(&mut self, target: usize, component: usize, level: usize) -> (usize, usize) {
+        let mut open: Vec<usize> = self
+            .open
+            .iter()
+            .filter(|(_, c)| *c == component)
+            .map(|(t, _)| *t)
+            .collect();
+        open.sort_unstable();
+        let key = (target, open);
+        if let Some(known) = self.memo.get(&key) {
+            return *known;
+        }
+        self.open.push((target, component));
+        let found = self.height(target, level);
+        self.open.pop();
+        // A height cut short is not the target's: it is not remembered.
+        if self.over.is_none() && self.work <= REENTRY_WORK {
+            self.memo.insert(key, found);
+        }
+        found
+    }
 }
 
 /// Each node's height as `limit-depth` counts it (see [`deepest`]), with the tree it was
@@ -874,9 +1023,15 @@ pub(crate) fn over_depth(schema: &Value, limit: usize) -> OverDepth {
     let (levels, _, through_ref) = heights.at(0);
     let mut nodes: Vec<OverNode> = Vec::new();
     if levels <= limit || cx.nodes.is_empty() {
+        // Within the limit unless recursive `$ref`s are followed: no carrying shortens what
+        // every use of a definition reads (tailoring unrolls such definitions first).
+        let recursive = (levels <= limit)
+            .then(|| Reentering::over(&cx, &heights, limit))
+            .flatten()
+            .map(|d| d.levels);
         return OverDepth {
-            levels,
-            through_ref,
+            levels: recursive.unwrap_or(levels),
+            through_ref: through_ref || recursive.is_some(),
             nodes,
         };
     }
@@ -968,26 +1123,36 @@ fn limit_hits(limit: Limit, cx: &SchemaCx<'_>) -> Vec<Hit> {
             over(names + enum_chars + consts, max)
         }
         Limit::Depth(max) => {
-            let (levels, at, through_ref) = deepest(cx);
-            let through = if through_ref {
-                ", reached through `$ref`"
-            } else {
-                ""
+            let Deepest {
+                levels,
+                at,
+                through_ref,
+                at_least,
+            } = deepest(cx, max);
+            let through = match (through_ref, at_least) {
+                (_, true) => ", reached through a recursive `$ref`",
+                (true, false) => ", reached through `$ref`",
+                (false, false) => "",
             };
-            (levels > max)
-                .then(|| {
-                    let place = if at < cx.nodes.len() {
-                        cx.pointer(at)
-                    } else {
-                        ""
-                    };
-                    Hit::at(
-                        "",
-                        format!("{levels} levels of nesting (the deepest at #{place}{through})"),
-                    )
-                })
-                .into_iter()
-                .collect()
+            let over = levels > max;
+            let levels = if at_least {
+                format!("at least {levels}")
+            } else {
+                levels.to_string()
+            };
+            over.then(|| {
+                let place = if at < cx.nodes.len() {
+                    cx.pointer(at)
+                } else {
+                    ""
+                };
+                Hit::at(
+                    "",
+                    format!("{levels} levels of nesting (the deepest at #{place}{through})"),
+                )
+            })
+            .into_iter()
+            .collect()
         }
         Limit::LargeStringEnum { values, chars } => enums()
             .filter(|(_, e)| e.len() > values && e.iter().all(Value::is_string))

@@ -499,7 +499,7 @@ static OPENAI_STRICT: &[LintRule] = &[
         "limit-depth",
         Error,
         Check::Limit(Limit::Depth(10)),
-        "{detail}; the limit is 10. OpenAI documents the limit, not what a level is; counted here as the most levels either known reading gives: every subschema (a property, `items`, an `anyOf` alternative, a definition) one level below its parent, as OpenAI's Java SDK counts, and a `$ref`'s target read where it is used (a recursive `$ref` is not followed: recursion is allowed).",
+        "{detail}; the limit is 10. OpenAI documents the limit, not what a level is; counted here as the most levels either known reading gives: every subschema (a property, `items`, an `anyOf` alternative, a definition, `additionalProperties: false`) one level below its parent, as OpenAI's Java SDK counts, and a `$ref`'s target read where it is used, a recursive `$ref` followed until it reaches a definition already entered on the path (recursion is allowed, but each pass through it nests).",
         None,
         false,
         SRC_OPENAI_DEPTH,
