@@ -2227,3 +2227,371 @@ fn a_document_without_strict_flags_gets_the_plan_on_stderr() {
     r.expect_code(0, "project --tool");
     assert!(!r.stderr.contains("non-strict"), "{}", r.stderr);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Kept recursion and OpenAI strict's depth limit (issue 10): the provider follows a recursive
+// `$ref` until it reaches a definition already entered, counting each level it nests.
+
+/// A ring of `n` object definitions, each holding the next in an optional property, the last
+/// holding the first; the root holds the first.
+fn ring(n: usize) -> Value {
+    let defs: Map<String, Value> = (0..n)
+        .map(|i| {
+            let next = format!("#/$defs/R{}", (i + 1) % n);
+            (
+                format!("R{i}"),
+                json!({"type": "object", "properties": {
+                    "label": {"type": "string"},
+                    "next": {"$ref": next}
+                }, "required": ["label"]}),
+            )
+        })
+        .collect();
+    json!({"type": "object", "properties": {"ring": {"$ref": "#/$defs/R0"}}, "required": ["ring"], "$defs": defs})
+}
+
+/// A payload of `ring(n)` that goes `depth` definitions down the ring.
+fn ring_payload(depth: usize) -> Value {
+    let mut value = json!({"label": format!("d{depth}")});
+    for i in (0..depth).rev() {
+        value = json!({"label": format!("d{i}"), "next": value});
+    }
+    json!({"ring": value})
+}
+
+fn definition_names(schema: &Value) -> Vec<String> {
+    schema["$defs"]
+        .as_object()
+        .map(|d| d.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn tailoring_steps(t: &Tailored) -> Vec<String> {
+    t.projection
+        .trace
+        .iter()
+        .filter_map(|e| match &e.detail {
+            schemalens::projection::Detail::Tailored(step) => {
+                let text = serde_json::to_value(step).ok()?;
+                text["step"].as_str().map(str::to_owned)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn lint_errors(schema: &Value) -> Vec<String> {
+    schemalens::lint::lint_schema(Profile::OpenAiStrict, schema)
+        .into_iter()
+        .filter(|f| f.severity == schemalens::lint::Severity::Error)
+        .map(|f| f.rule.to_owned())
+        .collect()
+}
+
+#[test]
+fn a_ring_of_definitions_within_the_depth_limit_keeps_its_defs_form() {
+    let tool = bare_tool(&ring(2), "ring");
+    for options in [Options::inline(), Options::flat()] {
+        let t = tailor_tool(&tool, &options, Profile::OpenAiStrict).expect("tailored");
+        assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
+        assert_eq!(definition_names(&t.projection.schema), ["R0"]);
+        let steps = tailoring_steps(&t);
+        assert!(
+            !steps.iter().any(|s| s.starts_with("recursion")),
+            "{steps:?}"
+        );
+        let sent = check(Provider::OpenAiStrict, Some("ring"), &t.projection.schema);
+        assert!(sent.is_empty(), "{sent:?}");
+        assert!(!lint_errors(&t.projection.schema).contains(&"limit-depth".to_owned()));
+        let payloads: Vec<Value> = (0..6).map(ring_payload).collect();
+        sent_and_back(&tool, &t, &payloads);
+    }
+}
+
+/// Twelve definitions in a ring: one pass through it nests past 10 levels. The kept form is
+/// refused by the checker and, now that it follows recursive `$ref`s, by lint; tailoring
+/// unrolls it (one copy per definition and level, no cycle left) and carries what lies deeper
+/// as JSON text, and every payload, however deep, goes there and back.
+#[test]
+fn a_ring_of_definitions_past_the_depth_limit_is_unrolled_and_carried_as_text() {
+    let tool = bare_tool(&ring(12), "ring");
+    let kept = schemalens::project_tool(
+        &tool,
+        &schemalens::projection::tailor::options_for(Profile::OpenAiStrict, &Options::inline()),
+    )
+    .expect("projected");
+    let refused = check(Provider::OpenAiStrict, Some("ring"), &ring(12));
+    assert!(
+        refused.iter().any(|r| r.rule == "limit-depth"),
+        "{refused:?}"
+    );
+    assert!(
+        schemalens::lint::lint_schema(Profile::OpenAiStrict, &kept.schema)
+            .iter()
+            .any(|f| f.rule == "limit-depth"),
+        "lint follows the recursive $ref as the checker does"
+    );
+    for options in [Options::inline(), Options::flat()] {
+        let t = tailor_tool(&tool, &options, Profile::OpenAiStrict).expect("tailored");
+        assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
+        let sent = check(Provider::OpenAiStrict, Some("ring"), &t.projection.schema);
+        assert!(sent.is_empty(), "{sent:?}");
+        assert!(lint_errors(&t.projection.schema).is_empty());
+        // The kept form expands the ring once and refers back to its first definition only
+        // where it re-enters, past the limit: no copy of it fits, so it is cut there.
+        assert_eq!(definition_names(&t.projection.schema), Vec::<String>::new());
+        let steps = tailoring_steps(&t);
+        assert!(
+            steps.contains(&"recursion-cut-deep".to_owned()),
+            "{steps:?}"
+        );
+        let cut = t
+            .projection
+            .trace
+            .iter()
+            .find(|e| e.message().contains("runs out of levels"))
+            .expect("the cut is explained");
+        assert!(cut.message().contains("allows 10"), "{}", cut.message());
+        let payloads: Vec<Value> = (0..17).map(ring_payload).collect();
+        sent_and_back(&tool, &t, &payloads);
+        // Deep enough that part of it must travel as text.
+        let adapter = t.payload_adapter(validator(&tool, &t).1);
+        assert!(!adapter.adapt(&ring_payload(16)).encoded.is_empty());
+    }
+}
+
+/// Qdrant's formula language: every expression's operands are a union of all the
+/// expressions, as Pydantic writes them (no definition for the union). Kept recursion that
+/// expands each path until it re-enters multiplies with the members (8! paths here) and blew
+/// the node budget: the tool had no output. Now each member is one shared definition, and
+/// OpenAI strict gets the unrolled form.
+fn formula(members: usize) -> Value {
+    let union = || {
+        let mut alternatives = vec![json!({"type": "number"})];
+        alternatives.extend((0..members).map(|i| json!({"$ref": format!("#/$defs/E{i}")})));
+        json!({"anyOf": alternatives})
+    };
+    let defs: Map<String, Value> = (0..members)
+        .map(|i| {
+            let operand = if i % 2 == 0 {
+                union()
+            } else {
+                json!({"type": "array", "items": union()})
+            };
+            (
+                format!("E{i}"),
+                json!({"type": "object", "properties": {format!("op{i}"): operand}, "required": [format!("op{i}")]}),
+            )
+        })
+        .collect();
+    json!({"type": "object", "properties": {"formula": union()}, "required": ["formula"], "$defs": defs})
+}
+
+#[test]
+fn mutual_recursion_through_a_union_gets_output_and_fits_openai_strict() {
+    let schema = formula(8);
+    let tool = bare_tool(&schema, "formula");
+    for options in [Options::inline(), Options::flat()] {
+        let keep = Options {
+            recursion: schemalens::Recursion::Keep,
+            ..options.clone()
+        };
+        let p = schemalens::project_tool(&tool, &keep).expect("kept recursion has output");
+        let mut names = definition_names(&p.schema);
+        names.sort();
+        assert_eq!(names, (0..8).map(|i| format!("E{i}")).collect::<Vec<_>>());
+        let t = tailor_tool(&tool, &options, Profile::OpenAiStrict).expect("tailored");
+        assert!(t.unresolved.is_empty(), "{:?}", t.unresolved);
+        let sent = check(
+            Provider::OpenAiStrict,
+            Some("formula"),
+            &t.projection.schema,
+        );
+        assert!(sent.is_empty(), "{sent:?}");
+        let steps = tailoring_steps(&t);
+        assert!(
+            steps.contains(&"recursion-unrolled".to_owned()),
+            "{steps:?}"
+        );
+        assert!(
+            steps.contains(&"recursion-cut-deep".to_owned()),
+            "{steps:?}"
+        );
+        assert!(lint_errors(&t.projection.schema).is_empty());
+        let deep = (0..8).rev().fold(json!(1.5), |inner, i| {
+            let operand = if i % 2 == 0 { inner } else { json!([inner, 2]) };
+            json!({format!("op{i}"): operand})
+        });
+        let payloads = [
+            json!({"formula": 3}),
+            json!({"formula": {"op0": {"op1": [1, {"op2": 4}]}}}),
+            json!({"formula": {"op3": [{"op3": [{"op3": []}]}]}}),
+            json!({"formula": deep}),
+        ];
+        let original = jsonschema::validator_for(&schema).unwrap();
+        assert!(payloads.iter().all(|p| original.is_valid(p)));
+        sent_and_back(&tool, &t, &payloads);
+    }
+}
+
+/// The checker counts every object as a level, one with no property too; lint counts every
+/// subschema one level below its parent, and the `additionalProperties: false` of a closed
+/// object is what makes it count that object: both refuse eleven nested closed objects and
+/// accept ten.
+#[test]
+fn lint_and_the_checker_count_an_empty_closed_object_as_a_level() {
+    let nested = |n: usize| {
+        let mut deep = json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false});
+        for _ in 1..n {
+            deep = json!({"type": "object", "properties": {"x": deep}, "required": ["x"], "additionalProperties": false});
+        }
+        deep
+    };
+    assert_eq!(
+        rules(Provider::OpenAiStrict, nested(10)),
+        Vec::<&str>::new()
+    );
+    assert!(!lint_errors(&nested(10)).contains(&"limit-depth".to_owned()));
+    assert_eq!(rules(Provider::OpenAiStrict, nested(11)), ["limit-depth"]);
+    assert!(lint_errors(&nested(11)).contains(&"limit-depth".to_owned()));
+}
+
+/// Without its lossy steps the unrolled ring is shallower (no null alternatives), but it must
+/// carry the values the lossy form carries: a string the provider sends in a carrier of the
+/// lossy form (here one that is no JSON text) un-adapts to a value that only a carrier at the
+/// same place accepts.
+#[test]
+fn the_sound_form_carries_the_recursion_where_the_lossy_form_does() {
+    let tried = assert_sound_form_follows_every_carrier(&ring(12), &ring_payload(16));
+    assert!(!tried.is_empty());
+}
+
+/// The lossy form nests deeper (nullable objects) than the sound form, so it carries a map of a
+/// nested object as text where the sound form alone would still write it as key/value entries;
+/// text the provider sends there must un-adapt to something the sound form takes.
+#[test]
+fn the_sound_form_follows_carriers_beside_a_map_written_as_entries() {
+    let mut schema = ring(12);
+    for (_, definition) in schema["$defs"].as_object_mut().expect("defs") {
+        definition["properties"]["meta"] = json!({"type": "object", "properties": {
+            "tags": {"type": "object", "properties": {}},
+            "note": {"type": "string"}
+        }});
+    }
+    let mut payload = ring_payload(16);
+    let mut at = &mut payload["ring"];
+    while at.is_object() {
+        at["meta"] = json!({"tags": {"k": [1, 2]}, "note": "n"});
+        at = &mut at["next"];
+    }
+    let tried = assert_sound_form_follows_every_carrier(&schema, &payload);
+    assert!(tried.iter().any(|at| at.ends_with("/tags")), "{tried:?}");
+}
+
+/// For every value the lossy OpenAI strict tailoring of `schema` (inline, recursion kept) sends
+/// as JSON text in `payload`: whatever string the provider sends there un-adapts to a payload
+/// the sound tailoring accepts once adapted to it.
+/// Returns the places tried: those of the payload as sent (a place inside a value sent as text,
+/// or a map entry's value, is covered by the place that holds it).
+fn assert_sound_form_follows_every_carrier(schema: &Value, payload: &Value) -> Vec<String> {
+    use schemalens::projection::tailor::options_for;
+    let tool = bare_tool(schema, "ring");
+    let projection = schemalens::project_tool(
+        &tool,
+        &options_for(Profile::OpenAiStrict, &Options::inline()),
+    )
+    .expect("projected");
+    let both = LossyAndSound::of(&tool, projection);
+    let (lossy, sound, draft) = (&both.lossy, &both.sound, both.draft);
+    let (lossy_valid, sound_valid) = (&both.lossy_valid, &both.sound_valid);
+    let sent = lossy.payload_adapter(draft).adapt(payload);
+    assert!(lossy_valid.is_valid(&sent.payload), "{}", sent.payload);
+    assert!(!sent.encoded.is_empty(), "{}", sent.payload);
+    let mut tried = Vec::new();
+    for at in &sent.encoded {
+        let mut provider_sent = sent.payload.clone();
+        let Some(place) = provider_sent.pointer_mut(at) else {
+            continue;
+        };
+        *place = json!("not JSON");
+        // Text where the entries of a map are sent one by one is not what the provider sends.
+        if !lossy_valid.is_valid(&provider_sent) {
+            continue;
+        }
+        tried.push(at.clone());
+        let back = lossy.payload_adapter(draft).unadapt(&provider_sent);
+        let in_sound = sound.payload_adapter(draft).adapt(&back).payload;
+        assert!(
+            sound_valid.is_valid(&in_sound),
+            "at {at}: {back} as {in_sound} in {}",
+            sound.projection.schema
+        );
+    }
+    tried
+}
+
+/// Found by the soundness property test (flat, recursion kept, at the CI seed): in an unrolled
+/// copy the lossy form carried a map (an object of anything, written as entries) as text, and
+/// the sound form's copy, which finds the lossy form's carriers by projection pointer, kept the
+/// entries: the map's pointer had been taken over by its values' schema.
+#[test]
+fn an_unrolled_copy_carries_a_map_in_both_forms() {
+    let schema: Value = serde_json::from_str(
+        r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"op":{"anyOf":[{"allOf":[{"$ref":"#/$defs/Base2"},{"type":"object","properties":{"type":{"const":"create"}}}]},{"type":"object","properties":{"type":{"const":"delete"}}}]},"also":{"$ref":"#/$defs/Shared0"}},"required":["op"],"$defs":{"Base1":{"type":"object","properties":{"type":{"type":"string"},"value":{"type":"string"},"name":{"anyOf":[{"type":"object","properties":{"type":{"const":"create"},"value":{"$ref":"#/$defs/Shared0"}}},{"type":"object","properties":{"type":{"const":"delete"},"name":{"type":"string"}}}]}},"required":["type"]},"Shared0":{"type":"object","properties":{"value":{"anyOf":[{"type":"object","properties":{"type":{"const":"create"},"value":{"type":"string"},"name":{"type":"object","properties":{}}}},{"type":"object","properties":{"type":{"const":"delete"}}}]},"name":{"anyOf":[{"allOf":[{"$ref":"#/$defs/Base1"},{"type":"object","properties":{"type":{"const":"create"},"meta":{"type":"integer"}}}]},{"type":"object","properties":{"type":{"const":"delete"},"meta":{"const":0}}}]}},"required":["name"]},"Base2":{"type":"object","properties":{"type":{"type":"string"},"value":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"type":{"const":"create"},"count":{"type":"string"}}},{"type":"object","properties":{"type":{"const":"delete"},"value":{"$ref":"#/$defs/Shared0"}}}]}},"name":{"type":"string"}},"required":["type"]}}}"##,
+    )
+    .expect("schema");
+    let sent: Value = serde_json::from_str(
+        r##"{"op":{"type":"delete","value":[{"type":"delete","count":"","value":{"value":null,"name":{"type":null,"value":"px","name":{"type":"create","value":{"value":{"type":"delete","value":null,"name":"zgh","more":"unjfnf"},"name":{"type":"create","value":"","name":"kevbmtr","meta":null,"more":null},"more":null},"name":"powkhxt","more":"yekuc"},"meta":null,"more":null},"more":"x"},"more":"gadg"},{"type":"delete","count":null,"value":null,"more":"hvsow"}],"name":"mma","more":null},"also":{"value":null,"name":{"type":null,"value":null,"name":{"type":"delete","value":{"value":{"type":"delete","value":null,"name":[],"more":null},"name":{"type":"delete","value":"is","name":null,"meta":null,"more":"pccnmcvi"},"more":null},"name":null,"more":null},"meta":null,"more":"dmvxxfr"},"more":""},"more":null}"##,
+    )
+    .expect("payload");
+    let tool = bare_tool(&schema, "shared");
+    let options = Options {
+        recursion: schemalens::Recursion::Keep,
+        ..Options::default()
+    };
+    let projection = schemalens::project_tool(&tool, &options).expect("projected");
+    let both = LossyAndSound::of(&tool, projection);
+    let (lossy, sound, draft) = (&both.lossy, &both.sound, both.draft);
+    let (lossy_valid, sound_valid) = (&both.lossy_valid, &both.sound_valid);
+    assert!(lossy_valid.is_valid(&sent), "{}", lossy.projection.schema);
+    let back = lossy.payload_adapter(draft).unadapt(&sent);
+    let in_sound = sound.payload_adapter(draft).adapt(&back).payload;
+    assert!(
+        sound_valid.is_valid(&in_sound),
+        "{back} as {in_sound} in {}",
+        sound.projection.schema
+    );
+}
+
+/// OpenAI strict's two tailorings of one projection: what is sent (lossy), and the sound form
+/// a payload the provider sends must be accepted by once un-adapted.
+struct LossyAndSound {
+    lossy: Tailored,
+    sound: Tailored,
+    lossy_valid: jsonschema::Validator,
+    sound_valid: jsonschema::Validator,
+    draft: jsonschema::Draft,
+}
+
+impl LossyAndSound {
+    fn of(tool: &Tool, projection: schemalens::projection::Projection) -> LossyAndSound {
+        use schemalens::projection::tailor::{TailorOptions, tailor_with};
+        let tailored = |lossy| {
+            tailor_with(
+                projection.clone(),
+                Profile::OpenAiStrict,
+                TailorOptions { lossy },
+            )
+        };
+        let (lossy, sound) = (tailored(true), tailored(false));
+        let (lossy_valid, draft) = validator(tool, &lossy);
+        let (sound_valid, _) = validator(tool, &sound);
+        LossyAndSound {
+            lossy,
+            sound,
+            lossy_valid,
+            sound_valid,
+            draft,
+        }
+    }
+}

@@ -615,6 +615,21 @@ impl Links {
         }
     }
 
+    /// Gives the projection nodes at or below `to` the originals of those at or below `from`
+    /// (a tailoring step copied that subtree there).
+    pub(crate) fn copy_within(&mut self, from: &str, to: &str) {
+        let copied: Vec<(String, Vec<String>)> = self
+            .forward
+            .range(from.to_owned()..)
+            .take_while(|(p, _)| p.starts_with(from))
+            .filter(|(p, _)| crate::pointer::is_within(p, from))
+            .map(|(p, o)| (format!("{to}{}", &p[from.len()..]), o.clone()))
+            .collect();
+        for (p, originals) in copied {
+            self.insert(p, originals);
+        }
+    }
+
     /// The original nodes a projection node came from.
     pub fn originals(&self, projection: &str) -> &[String] {
         self.forward.get(projection).map_or(&[], Vec::as_slice)

@@ -453,6 +453,11 @@ pub enum Step {
     /// these fields") written as one plain object per alternative, its keywords merged into
     /// each (the same values).
     DistributeProperties,
+    /// Kept recursion (`$defs` + `$ref`) whose paths nest past the profile's depth limit (its
+    /// `limit-depth` lint rule, which follows a recursive `$ref` until it reaches a definition
+    /// already entered) unrolled into one copy of each definition per level it is read at,
+    /// the values past the limit carried as JSON text.
+    UnrollRecursion,
     /// A subtree nested past the profile's depth limit (its `limit-depth` lint rule, counted
     /// the same way) carried as JSON text, from the deepest value on the way down whose text
     /// keeps the path within the limit.
@@ -509,6 +514,7 @@ pub fn steps(profile: Profile) -> &'static [Step] {
             RootObject,
             ArrayItems { typed: true },
             Typed,
+            UnrollRecursion,
             CarryDeep,
             FitLimits,
             Limits,
@@ -806,6 +812,26 @@ pub enum Tailoring {
         /// The level of the value now carried as text.
         level: usize,
     },
+    /// A definition copied for the level it is read at, so that the recursion through it
+    /// can stop within the provider's depth limit (see [`Step::UnrollRecursion`]).
+    RecursionUnrolled {
+        profile: Profile,
+        definition: String,
+        /// The level the copy is read at, the levels it has left, and the provider's limit.
+        level: usize,
+        levels_left: usize,
+        limit: usize,
+    },
+    /// A value of an unrolled recursion that would nest past the provider's depth limit, sent
+    /// as its JSON text.
+    RecursionCutDeep {
+        profile: Profile,
+        /// The levels of nesting before (through the recursion), and the provider's limit.
+        levels: usize,
+        limit: usize,
+        /// The level of the value now carried as text.
+        level: usize,
+    },
     Renamed {
         profile: Profile,
         names: Vec<Renamed>,
@@ -883,6 +909,8 @@ impl Tailoring {
             | Tailoring::EnumText { profile, .. }
             | Tailoring::WrapRoot { profile, .. }
             | Tailoring::DeepJsonText { profile, .. }
+            | Tailoring::RecursionUnrolled { profile, .. }
+            | Tailoring::RecursionCutDeep { profile, .. }
             | Tailoring::PropertiesDistributed { profile, .. }
             | Tailoring::Renamed { profile, .. }
             | Tailoring::LimitJsonText { profile, .. }
@@ -1141,6 +1169,23 @@ impl Tailoring {
                 level,
             } => format!(
                 "{profile}: the schema nested {levels} levels deep where the provider allows {limit}; this value, at level {level}, is sent as its JSON text (a string), so nothing below it counts. EXACT with the adapter: it encodes on the way in and decodes on the way out; what the schema said below this value is left to the tool."
+            ),
+            Tailoring::RecursionUnrolled {
+                profile,
+                definition,
+                level,
+                levels_left,
+                limit,
+            } => format!(
+                "{profile}: `{definition}` is recursive, and the provider follows a `$ref` until it reaches a definition already entered, counting every level it nests, up to {limit}. This is its copy for the `$ref`s read at level {level}: its own `$ref`s lead to the copies for their levels, so no path through the recursion nests past the limit ({levels_left} level(s) left here). The same values down to where a copy runs out of levels; there the value is sent as JSON text."
+            ),
+            Tailoring::RecursionCutDeep {
+                profile,
+                levels,
+                limit,
+                level,
+            } => format!(
+                "{profile}: the recursion nested {levels} levels deep where the provider allows {limit}; this value, at level {level}, is where its copy of the definition runs out of levels, so it is sent as its JSON text (a string). EXACT with the adapter: it encodes on the way in and decodes on the way out; what the schema said below this value (the rest of the recursion) is left to the tool."
             ),
             Tailoring::Renamed { profile, names } => format!(
                 "{profile}: property names the provider refuses (a letter or `_` first, then letters, digits and `_`) are sent as {}. EXACT with the adapter: it renames on the way in and back on the way out.",

@@ -10,6 +10,7 @@ mod fit;
 mod merge;
 mod quiet;
 mod rest;
+mod unroll;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -159,6 +160,13 @@ pub(super) fn run_expecting<'p>(
         });
     }
     let (mut t, mut schema) = walk_traced(&projection, profile, options, trace, expected);
+    if table.contains(&Step::UnrollRecursion) {
+        if options.lossy {
+            t.unroll_recursion(&mut schema);
+        } else if let Some(lossy) = unroll::lossy_unrolling(&projection, profile) {
+            t.unroll_as(&mut schema, &lossy);
+        }
+    }
     if table.contains(&Step::CarryDeep) {
         if !options.lossy {
             // The lossy form is deeper (null alternatives, markers) and carries values the
@@ -291,6 +299,9 @@ fn walk_traced<'a>(
 /// The size-limit moves the lossy tailoring of `projection` makes (after its depth carriers).
 fn fit_plan(projection: &Projection, profile: Profile) -> Vec<fit::Planned> {
     let (mut t, mut schema) = walk(projection, profile, TailorOptions { lossy: true });
+    if steps(profile).contains(&Step::UnrollRecursion) {
+        t.unroll_recursion(&mut schema);
+    }
     if steps(profile).contains(&Step::CarryDeep) {
         t.carry_deep(&mut schema);
     }

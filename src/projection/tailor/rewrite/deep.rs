@@ -26,7 +26,7 @@ const MAX_PASSES: usize = 4;
 
 /// Keywords that make other schemas judge the same value as a node's own: a property under such
 /// an object is not judged by its own schema alone, and its text would fail the others.
-const IN_PLACE: &[&str] = &[
+pub(super) const IN_PLACE: &[&str] = &[
     "anyOf",
     "oneOf",
     "allOf",
@@ -40,7 +40,7 @@ const IN_PLACE: &[&str] = &[
 
 impl Walk<'_> {
     /// The profile's depth limit, from its `limit-depth` lint rule.
-    fn depth_limit(&self) -> Option<usize> {
+    pub(super) fn depth_limit(&self) -> Option<usize> {
         self.profile.rules().iter().find_map(|r| match r.applies {
             Check::Limit(Limit::Depth(max)) => Some(max),
             _ => None,
@@ -206,6 +206,9 @@ pub(in crate::projection::tailor) fn carried_by(
     let (mut t, mut schema) = super::walk(projection, profile, lossy);
     // Where each projection node went, taken before the carrying forgets what it replaced: by
     // the tailored pointer, the projection pointer.
+    if super::steps(profile).contains(&super::Step::UnrollRecursion) {
+        t.unroll_recursion(&mut schema);
+    }
     let came_from: HashMap<String, String> = t
         .renames
         .iter()

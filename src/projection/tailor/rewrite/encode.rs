@@ -500,6 +500,10 @@ impl Walk<'_> {
             self.links.insert(value_at.clone(), self.originals(from));
             json!({"anyOf": alternatives})
         };
+        // A map of anything has no value schema of its own: its values were walked under the
+        // map's own pointer, which must still lead to the map (the sound form finds the lossy
+        // form's carriers by it).
+        self.rename(from, out);
         let mut key = json!({"type": "string"});
         if let Some(Value::Object(names)) = m.get("propertyNames") {
             for k in ["pattern", "minLength", "maxLength", "format", "enum"] {

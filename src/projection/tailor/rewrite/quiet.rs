@@ -110,6 +110,17 @@ impl Walk<'_> {
         }
     }
 
+    /// The document is about to be unrolled (its definitions copied per level): the records
+    /// left out would be missing from every copy, so the full walk is needed.
+    pub(super) fn note_unroll(&mut self) {
+        if let Some(q) = &mut self.quiet
+            && q.verdict.is_none()
+            && !q.tokens.is_empty()
+        {
+            q.verdict = Some(false);
+        }
+    }
+
     /// True when the records are exactly the full walk's: nothing was left out, or all of it
     /// was purged in time.
     pub(super) fn quiet_held(&self) -> bool {
