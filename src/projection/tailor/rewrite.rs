@@ -162,7 +162,7 @@ pub(super) fn run_expecting<'p>(
     let (mut t, mut schema) = walk_traced(&projection, profile, options, trace, expected);
     if table.contains(&Step::UnrollRecursion) {
         if options.lossy {
-            t.unroll_recursion(&mut schema);
+            t.unroll_recursion(&mut schema, &projection);
         } else if let Some(lossy) = unroll::lossy_unrolling(&projection, profile) {
             t.unroll_as(&mut schema, &lossy);
         }
@@ -300,7 +300,7 @@ fn walk_traced<'a>(
 fn fit_plan(projection: &Projection, profile: Profile) -> Vec<fit::Planned> {
     let (mut t, mut schema) = walk(projection, profile, TailorOptions { lossy: true });
     if steps(profile).contains(&Step::UnrollRecursion) {
-        t.unroll_recursion(&mut schema);
+        t.unroll_recursion(&mut schema, projection);
     }
     if steps(profile).contains(&Step::CarryDeep) {
         t.carry_deep(&mut schema);

@@ -207,7 +207,7 @@ pub(in crate::projection::tailor) fn carried_by(
     // Where each projection node went, taken before the carrying forgets what it replaced: by
     // the tailored pointer, the projection pointer.
     if super::steps(profile).contains(&super::Step::UnrollRecursion) {
-        t.unroll_recursion(&mut schema);
+        t.unroll_recursion(&mut schema, projection);
     }
     let came_from: HashMap<String, String> = t
         .renames

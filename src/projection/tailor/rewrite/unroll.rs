@@ -33,10 +33,20 @@ impl Walk<'_> {
     /// Unrolls the `$defs` form when a path through its `$ref`s nests past the profile's
     /// depth limit (see the module's notes); what is still too deep after it is left to
     /// [`Walk::carry_deep`] and the limit step.
-    pub(in crate::projection::tailor) fn unroll_recursion(&mut self, schema: &mut Value) {
+    pub(in crate::projection::tailor) fn unroll_recursion(
+        &mut self,
+        schema: &mut Value,
+        projection: &crate::projection::Projection,
+    ) {
         let Some((plan, levels, limit)) = self.unroll_plan(schema, None) else {
             return;
         };
+        // Text the provider sends in a carrier un-adapts to a value only a carrier at the same
+        // place in the sound form accepts: where the sound form cannot follow this unrolling,
+        // the `$defs` form is sent as it is and the limit step reports it.
+        if !sound_form_follows(projection, self.profile) {
+            return;
+        }
         self.note_unroll();
         self.apply_unrolled(schema, plan, levels, limit);
     }
@@ -282,6 +292,20 @@ pub(in crate::projection::tailor) fn lossy_unrolling(
         .filter_map(|(cx, at)| Some((cx, found(&at)?)))
         .collect();
     Some(Mirror { refs, carriers })
+}
+
+/// Whether the sound tailoring of `projection` can make the copies and carriers of its lossy
+/// tailoring's unrolling, found by projection pointer.
+fn sound_form_follows(
+    projection: &crate::projection::Projection,
+    profile: crate::lint::Profile,
+) -> bool {
+    let Some(mirror) = lossy_unrolling(projection, profile) else {
+        return false;
+    };
+    let sound = crate::projection::tailor::TailorOptions { lossy: false };
+    let (t, schema) = super::walk(projection, profile, sound);
+    t.unroll_plan(&schema, Some(&mirror)).is_some()
 }
 
 /// The unrolled document: the root without its definitions, the copies, and the values to
