@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use super::deep::IN_PLACE;
 use super::{ANNOTATIONS, Walk, nearest_originals};
 use crate::pointer;
-use crate::projection::tailor::Tailoring;
+use crate::projection::tailor::{Adapter, Tailoring};
 use crate::projection::{Detail, Rule, TraceEntry};
 use crate::schema::keywords::{self, Position, Slot};
 
@@ -146,18 +146,9 @@ impl Walk<'_> {
     /// definition's place for the projection pointers that led there.
     fn copy_records(&mut self, from: &str, to: &str, first: bool) {
         let moved = |at: &str| format!("{to}{}", &at[from.len()..]);
-        let adapters: Vec<_> = self
-            .adapters
-            .iter()
-            .filter(|a| pointer::is_within(a.at(), from))
-            .cloned()
-            .map(|mut a| {
-                let at = moved(a.at());
-                *a.at_mut() = at;
-                a
-            })
-            .collect();
-        self.adapters.extend(adapters);
+        copy_within(&mut self.adapters, from, &moved, Adapter::at, |a, at| {
+            *a.at_mut() = at;
+        });
         let markers: Vec<_> = self
             .markers
             .range(from.to_owned()..)
@@ -167,28 +158,14 @@ impl Walk<'_> {
             .collect();
         self.markers.extend(markers);
         self.links.copy_within(from, to);
-        let entries: Vec<_> = self
-            .trace
-            .iter()
-            .filter(|e| pointer::is_within(&e.at, from))
-            .cloned()
-            .map(|mut e| {
-                e.at = moved(&e.at);
-                e
-            })
-            .collect();
-        self.trace.extend(entries);
-        let unresolved: Vec<_> = self
-            .unresolved
-            .iter()
-            .filter(|u| pointer::is_within(&u.pointer, from))
-            .cloned()
-            .map(|mut u| {
-                u.pointer = moved(&u.pointer);
-                u
-            })
-            .collect();
-        self.unresolved.extend(unresolved);
+        copy_within(&mut self.trace, from, &moved, |e| &e.at, |e, at| e.at = at);
+        copy_within(
+            &mut self.unresolved,
+            from,
+            &moved,
+            |u| &u.pointer,
+            |u, at| u.pointer = at,
+        );
         let conjoined: Vec<_> = self
             .conjoined
             .iter()
@@ -215,6 +192,26 @@ impl Walk<'_> {
             .retain(|u| !pointer::is_within(&u.pointer, at));
         self.conjoined.retain(|p| !pointer::is_within(p, at));
     }
+}
+
+/// Appends to `records` a copy of each one placed within `from`, placed where `moved` says.
+fn copy_within<T: Clone>(
+    records: &mut Vec<T>,
+    from: &str,
+    moved: &dyn Fn(&str) -> String,
+    at: impl Fn(&T) -> &str,
+    place: impl Fn(&mut T, String),
+) {
+    let copies: Vec<T> = records
+        .iter()
+        .filter(|r| pointer::is_within(at(r), from))
+        .map(|r| {
+            let mut copy = r.clone();
+            place(&mut copy, moved(at(r)));
+            copy
+        })
+        .collect();
+    records.extend(copies);
 }
 
 /// Whether the root holds definitions (what unrolling copies).
