@@ -7,8 +7,6 @@
 //! Levels are counted by the profile's own `limit-depth` lint rule (the stricter of the known
 //! readings), so what tailoring leaves is what lint accepts.
 
-use std::collections::HashMap;
-
 use serde_json::{Map, Value, json};
 
 use super::encode::JSON_TEXT_NOTE;
@@ -204,16 +202,11 @@ pub(in crate::projection::tailor) fn carried_by(
 ) -> Vec<Carried> {
     let lossy = TailorOptions { lossy: true };
     let (mut t, mut schema) = super::walk(projection, profile, lossy);
-    // Where each projection node went, taken before the carrying forgets what it replaced: by
-    // the tailored pointer, the projection pointer.
     if super::steps(profile).contains(&super::Step::UnrollRecursion) {
         t.unroll_recursion(&mut schema, projection);
     }
-    let came_from: HashMap<String, String> = t
-        .renames
-        .iter()
-        .map(|(from, to)| (to.clone(), from.clone()))
-        .collect();
+    // Where each projection node went, taken before the carrying forgets what it replaced.
+    let came_from = t.projection_pointers();
     t.carry_deep(&mut schema);
     t.trace
         .iter()
@@ -221,9 +214,11 @@ pub(in crate::projection::tailor) fn carried_by(
             Detail::Tailored(Tailoring::DeepJsonText { levels, level, .. }) => {
                 // A property made nullable by wrapping sits one `anyOf` down.
                 let wrapped = pointer::push_index(&pointer::push(&e.at, "anyOf"), 0);
-                let from = came_from.get(&e.at).or_else(|| came_from.get(&wrapped))?;
+                let from = came_from
+                    .exact(&e.at)
+                    .or_else(|| came_from.exact(&wrapped))?;
                 Some(Carried {
-                    from: from.clone(),
+                    from,
                     levels,
                     level,
                 })

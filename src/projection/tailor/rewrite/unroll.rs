@@ -86,7 +86,7 @@ impl Walk<'_> {
     }
 
     /// By tailored pointer, the projection node that went there.
-    fn projection_pointers(&self) -> Projected {
+    pub(super) fn projection_pointers(&self) -> Projected {
         Projected(
             self.renames
                 .iter()
@@ -225,7 +225,7 @@ fn has_definitions(schema: &Value) -> bool {
 pub(in crate::projection::tailor) struct Projected(HashMap<String, String>);
 
 impl Projected {
-    fn exact(&self, at: &str) -> Option<String> {
+    pub(super) fn exact(&self, at: &str) -> Option<String> {
         self.0.get(at).cloned()
     }
 
