@@ -725,3 +725,32 @@ fn the_header_says_the_mode_and_the_provider_the_payloads_are_tailored_for() {
         assert_eq!(header, format!("UserOp · {said} · {PYDANTIC}"), "{mode}");
     }
 }
+
+#[test]
+fn a_key_the_provider_form_cannot_hold_beside_a_renamed_property_is_reported_not_exact() {
+    // Gemini takes no `-` in a name: `user-id` is sent as `user_id`, and the object stays open,
+    // so a payload's own `user_id` has nowhere to go.
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("ids.json");
+    std::fs::write(
+        &schema,
+        json!({"type": "object", "properties": {"user-id": {"type": "string"}}}).to_string(),
+    )
+    .unwrap();
+    let schema = schema.to_str().unwrap();
+    let clash = r#"{"user-id": "a", "user_id": 1}"#;
+    let r = run_with(&[schema, "-", "--provider", "gemini"], Some(clash));
+    r.expect_code(0, "check");
+    assert!(
+        r.stdout.contains("not exact")
+            && r.stdout.contains("/user_id")
+            && r.stdout
+                .contains("sent under the provider's names: /user-id"),
+        "{}",
+        r.stdout
+    );
+    let plain = r#"{"user-id": "a", "other": 1}"#;
+    let r = run_with(&[schema, "-", "--provider", "gemini"], Some(plain));
+    r.expect_code(0, "check");
+    assert!(!r.stdout.contains("not exact"), "{}", r.stdout);
+}

@@ -594,6 +594,30 @@ fn print_adapted(out: &mut String, a: &Adaptation) {
             list(&a.encoded)
         );
     }
+    if !a.renamed.is_empty() {
+        line!(
+            out,
+            "{INDENT}{:<11}sent under the provider's names: {}",
+            "adapted",
+            list(&a.renamed)
+        );
+    }
+    if !a.ambiguous.is_empty() {
+        line!(
+            out,
+            "{INDENT}{:<11}null comes back as absent (the provider's form sends both as null): {}",
+            "not exact",
+            list(&a.ambiguous)
+        );
+    }
+    if !a.collided.is_empty() {
+        line!(
+            out,
+            "{INDENT}{:<11}undeclared key under the name a renamed property is sent as, not sent: {}",
+            "not exact",
+            list(&a.collided)
+        );
+    }
     if a.changed() {
         line!(
             out,

@@ -478,6 +478,7 @@ fn sent_row(row: &PayloadRow, selected: bool, theme: Theme) -> Line<'static> {
             let changes: Vec<String> = [
                 (a.encoded.len(), "in the provider's form"),
                 (a.filled.len(), "null for absent"),
+                (a.renamed.len(), "renamed"),
             ]
             .into_iter()
             .filter(|(n, _)| *n > 0)

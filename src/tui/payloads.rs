@@ -490,6 +490,12 @@ pub fn change_lines(a: &Adaptation, theme: Theme) -> Vec<Line<'static>> {
     for (what, at) in [
         ("null for absent", &a.filled),
         ("in the provider's form", &a.encoded),
+        ("under the provider's names", &a.renamed),
+        ("null comes back absent", &a.ambiguous),
+        (
+            "undeclared key not sent (a renamed property's name)",
+            &a.collided,
+        ),
     ] {
         if !at.is_empty() {
             out.push(Line::from(vec![

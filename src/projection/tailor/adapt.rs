@@ -41,19 +41,34 @@ pub struct Adaptation {
     /// Values sent in another form (JSON text, entries, enum text, the root wrapper, the
     /// carrier of a closed object's other keys).
     pub encoded: Vec<String>,
+    /// Properties sent under another name (names the provider refuses), by their own name.
+    pub renamed: Vec<String>,
     /// Properties that were present as `null` where absent is sent as `null` too: un-adapting
     /// removes them, so for these the round trip does not give the payload back.
     pub ambiguous: Vec<String>,
+    /// Keys the tool's schema does not declare that have the name a renamed property is sent
+    /// under: the provider's form holds one key there, so the declared property is sent and
+    /// this key does not come back.
+    pub collided: Vec<String>,
 }
 
 impl Adaptation {
     pub fn changed(&self) -> bool {
-        !self.filled.is_empty() || !self.encoded.is_empty()
+        !self.filled.is_empty() || !self.encoded.is_empty() || !self.renamed.is_empty()
+    }
+
+    /// Takes in what adapting a part of the payload did.
+    fn absorb(&mut self, part: Adaptation) {
+        self.filled.extend(part.filled);
+        self.encoded.extend(part.encoded);
+        self.renamed.extend(part.renamed);
+        self.ambiguous.extend(part.ambiguous);
+        self.collided.extend(part.collided);
     }
 
     /// True when `unadapt` gives the payload back exactly.
     pub fn reversible(&self) -> bool {
-        self.ambiguous.is_empty()
+        self.ambiguous.is_empty() && self.collided.is_empty()
     }
 }
 
@@ -174,7 +189,7 @@ impl PayloadAdapter {
         // back, the value before its parts.
         // Renamed keys must be the schema's names while the parts are walked.
         if dir == Direction::Adapt {
-            self.apply_renames(schema_at, value, dir);
+            self.apply_renames(schema_at, value, instance, dir, report);
         }
         if dir == Direction::Unadapt {
             self.apply_own(schema_at, value, instance, dir, report);
@@ -206,12 +221,19 @@ impl PayloadAdapter {
             self.apply_own(schema_at, value, instance, dir, report);
         }
         if dir == Direction::Unadapt {
-            self.apply_renames(schema_at, value, dir);
+            self.apply_renames(schema_at, value, instance, dir, report);
         }
     }
 
     /// `Rename`: the provider's names on the way in, the tool's on the way back.
-    fn apply_renames(&self, schema_at: &str, value: &mut Value, dir: Direction) {
+    fn apply_renames(
+        &self,
+        schema_at: &str,
+        value: &mut Value,
+        instance: &str,
+        dir: Direction,
+        report: &mut Adaptation,
+    ) {
         let (Some(adapters), Value::Object(obj)) = (self.at.get(schema_at), value) else {
             return;
         };
@@ -224,8 +246,16 @@ impl PayloadAdapter {
                     Direction::Adapt => (&r.name, &r.sent_as),
                     Direction::Unadapt => (&r.sent_as, &r.name),
                 };
+                // A sent name is never a declared one, so a payload key under it is undeclared:
+                // un-adapting would read it as the renamed property.
+                if dir == Direction::Adapt && obj.contains_key(new) {
+                    report.collided.push(pointer::push(instance, new));
+                }
                 if let Some(v) = obj.shift_remove(old) {
                     obj.insert(new.clone(), v);
+                    if dir == Direction::Adapt {
+                        report.renamed.push(pointer::push(instance, old));
+                    }
                 }
             }
         }
@@ -421,9 +451,7 @@ impl PayloadAdapter {
                     self.walk(alt, &mut candidate, instance, dir, &mut sub, 0);
                     if self.satisfies(alt, &candidate) {
                         *value = candidate;
-                        report.filled.extend(sub.filled);
-                        report.encoded.extend(sub.encoded);
-                        report.ambiguous.extend(sub.ambiguous);
+                        report.absorb(sub);
                         return;
                     }
                 }

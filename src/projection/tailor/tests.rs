@@ -820,6 +820,32 @@ fn gemini_sends_refused_property_names_under_names_it_takes() {
 }
 
 #[test]
+fn an_undeclared_key_under_a_renamed_propertys_sent_name_is_reported_not_exact() {
+    // The object stays open for Gemini, so a payload may hold `user_id` beside `user-id`; the
+    // provider's form has one `user_id`, and un-adapting would read it as `user-id`.
+    let t = tailored(
+        json!({"type": "object", "properties": {"user-id": {"type": "string"}}}),
+        Profile::Gemini,
+    );
+    let adapter = t.payload_adapter(jsonschema::Draft::Draft202012);
+    let both = adapter.adapt(&json!({"user-id": "a", "user_id": 1}));
+    assert_eq!(both.payload, json!({"user_id": "a"}));
+    assert_eq!(both.renamed, ["/user-id"]);
+    assert_eq!(both.collided, ["/user_id"]);
+    assert!(!both.reversible());
+    let alone = adapter.adapt(&json!({"user_id": 1}));
+    assert_eq!(alone.collided, ["/user_id"]);
+    assert!(!alone.reversible());
+    let declared = adapter.adapt(&json!({"user-id": "a", "other": 1}));
+    assert!(declared.collided.is_empty());
+    assert!(declared.reversible());
+    assert_eq!(
+        adapter.unadapt(&declared.payload),
+        json!({"user-id": "a", "other": 1})
+    );
+}
+
+#[test]
 fn a_maps_count_bounds_on_its_entries_are_judged_like_any_arrays() {
     // Found on GitHub's REST description: `maxProperties` became the entries' `maxItems`, which
     // Anthropic strict refuses, after its keyword steps had already run on the map.
