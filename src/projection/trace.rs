@@ -1,7 +1,7 @@
 //! What the projection did and why: one entry per rule application, plus the links between
 //! projection nodes and the original nodes they came from. The TUI and `explain` read only this.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -607,11 +607,31 @@ impl Links {
     }
 
     /// Forgets the projection nodes at or below `prefix` (a tailoring step dropped them).
+    ///
+    /// Visits only the pointers under `prefix` (contiguous in the ordered map) and the backward
+    /// lists of their originals: a tailoring that carries many subtrees as JSON text removes
+    /// once per carrier, and a pass over every link each time made it quadratic.
     pub(crate) fn remove_within(&mut self, prefix: &str) {
-        self.forward
-            .retain(|p, _| !crate::pointer::is_within(p, prefix));
-        for list in self.backward.values_mut() {
-            list.retain(|p| !crate::pointer::is_within(p, prefix));
+        let gone: Vec<String> = self
+            .forward
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(|(p, _)| p.starts_with(prefix))
+            .filter(|(p, _)| crate::pointer::is_within(p, prefix))
+            .map(|(p, _)| p.clone())
+            .collect();
+        let mut originals: BTreeSet<String> = BTreeSet::new();
+        for p in &gone {
+            if let Some(list) = self.forward.remove(p) {
+                originals.extend(list);
+            }
+        }
+        for o in &originals {
+            if let Some(list) = self.backward.get_mut(o) {
+                list.retain(|p| !crate::pointer::is_within(p, prefix));
+            }
         }
     }
 
@@ -701,5 +721,26 @@ mod tests {
             ["/properties/a", "/properties/b"]
         );
         assert!(l.originals("/nope").is_empty());
+    }
+
+    #[test]
+    fn removing_a_subtree_leaves_its_siblings_with_a_longer_name() {
+        let mut l = Links::default();
+        for (p, o) in [
+            ("/properties/a", "/A"),
+            ("/properties/a/items", "/A/items"),
+            ("/properties/ab", "/A"),
+            ("/properties/a~1b", "/A/items"),
+            ("/properties", "/P"),
+        ] {
+            l.insert(p.into(), vec![o.into()]);
+        }
+        l.seal();
+        l.remove_within("/properties/a");
+        let left: Vec<&String> = l.iter().map(|(p, _)| p).collect();
+        assert_eq!(left, ["/properties", "/properties/ab", "/properties/a~1b"]);
+        assert_eq!(l.projections("/A"), ["/properties/ab"]);
+        assert_eq!(l.projections("/A/items"), ["/properties/a~1b"]);
+        assert_eq!(l.projections("/P"), ["/properties"]);
     }
 }

@@ -159,32 +159,31 @@ pub(super) fn run_expecting<'p>(
             unresolved,
         });
     }
+    // The sound form follows what the lossy form decided (see `LossyPlan`).
+    let lossy_plan = (!options.lossy).then(|| LossyPlan::of(&projection, profile));
     let (mut t, mut schema) = walk_traced(&projection, profile, options, trace, expected);
     if table.contains(&Step::UnrollRecursion) {
-        if options.lossy {
-            t.unroll_recursion(&mut schema, &projection);
-        } else if let Some(lossy) = unroll::lossy_unrolling(&projection, profile) {
-            t.unroll_as(&mut schema, &lossy);
+        match &lossy_plan {
+            None => {
+                t.unroll_recursion(&mut schema, &projection);
+            }
+            Some(LossyPlan {
+                unrolled: Some(mirror),
+                ..
+            }) => t.unroll_as(&mut schema, mirror),
+            Some(_) => {}
         }
     }
     if table.contains(&Step::CarryDeep) {
-        if !options.lossy {
-            // The lossy form is deeper (null alternatives, markers) and carries values the
-            // sound form alone would keep. Both must carry the same ones: a string the
-            // provider sends in the lossy form's carrier un-adapts to a value that only a
-            // carrier at the same place accepts.
-            let carried = deep::carried_by(&projection, profile);
-            t.carry_same(&mut schema, &carried);
+        if let Some(plan) = &lossy_plan {
+            t.carry_same(&mut schema, &plan.carried);
         }
         t.carry_deep(&mut schema);
     }
     if table.contains(&Step::FitLimits) {
-        if options.lossy {
-            t.fit_limits(&mut schema);
-        } else {
-            // Likewise for the size limits: counted on its own (no nulls or markers added)
-            // the sound form could carry fewer properties than the lossy form sends as text.
-            t.follow_fit_plan(&mut schema, fit_plan(&projection, profile));
+        match lossy_plan {
+            None => t.fit_limits(&mut schema),
+            Some(plan) => t.follow_fit_plan(&mut schema, plan.fitted),
         }
     }
     if table.contains(&Step::RootObject) {
@@ -277,7 +276,12 @@ fn walk_traced<'a>(
         traced: trace == Trace::Kept,
         // Only the trace's move to the tailored places and the sound form's replay of the
         // lossy form's carriers and fit read where each projection node went.
-        keeps_renames: trace == Trace::Kept || !options.lossy,
+        // The unrolling's check that the sound form can follow reads the lossy walk's renames
+        // too (a `$defs` form is all it unrolls).
+        keeps_renames: trace == Trace::Kept
+            || !options.lossy
+            || (steps(profile).contains(&Step::UnrollRecursion)
+                && unroll::has_definitions(&projection.schema)),
         links: match trace {
             Trace::Kept => Links::default(),
             Trace::Skipped => Links::forward_only(),
@@ -296,17 +300,44 @@ fn walk_traced<'a>(
     (t, schema)
 }
 
-/// The size-limit moves the lossy tailoring of `projection` makes (after its depth carriers).
-fn fit_plan(projection: &Projection, profile: Profile) -> Vec<fit::Planned> {
-    let (mut t, mut schema) = walk(projection, profile, TailorOptions { lossy: true });
-    if steps(profile).contains(&Step::UnrollRecursion) {
-        t.unroll_recursion(&mut schema, projection);
+/// What the lossy tailoring of `projection` decided, for the sound form to do the same: the
+/// lossy form is deeper (null alternatives, markers) and counted on its own the sound form
+/// would unroll, carry and fit other values; but a string the provider sends in the lossy
+/// form's carrier un-adapts to a value that only a carrier at the same place accepts. Made by
+/// one lossy walk.
+struct LossyPlan {
+    /// The unrolling, by projection pointer, when the lossy form unrolled.
+    unrolled: Option<unroll::Mirror>,
+    /// The values carried as text for depth.
+    carried: Vec<deep::Carried>,
+    /// The size-limit moves (after the depth carriers).
+    fitted: Vec<fit::Planned>,
+}
+
+impl LossyPlan {
+    fn of(projection: &Projection, profile: Profile) -> LossyPlan {
+        let table = steps(profile);
+        let (mut t, mut schema) = walk(projection, profile, TailorOptions { lossy: true });
+        let unrolled = if table.contains(&Step::UnrollRecursion) {
+            t.unroll_recursion(&mut schema, projection)
+        } else {
+            None
+        };
+        let mut carried = Vec::new();
+        if table.contains(&Step::CarryDeep) {
+            let came_from = t.projection_pointers();
+            t.carry_deep(&mut schema);
+            carried = t.carried(&came_from);
+        }
+        if table.contains(&Step::FitLimits) {
+            t.fit_limits(&mut schema);
+        }
+        LossyPlan {
+            unrolled,
+            carried,
+            fitted: t.fitted,
+        }
     }
-    if steps(profile).contains(&Step::CarryDeep) {
-        t.carry_deep(&mut schema);
-    }
-    t.fit_limits(&mut schema);
-    t.fitted
 }
 
 /// What tailoring for `profile` leaves unresolved in `projection`, when it would leave the
@@ -677,11 +708,17 @@ fn in_place_keys() -> impl Iterator<Item = &'static str> {
 }
 
 /// The keywords [`Walk::guards`] compares before and after the steps, as they were before: a
-/// copy of these, not of the node's whole subtree.
+/// copy of these, not of the node's whole subtree. The in-place applicators only matter to
+/// `unevaluated*` beside them (here, or brought in by merging an `allOf`); copying every union
+/// at every node cost the projection's size times the depth of its nested unions.
 fn guarded(m: &Map<String, Value>) -> Map<String, Value> {
+    let evaluated = ["unevaluatedProperties", "unevaluatedItems", "allOf"]
+        .iter()
+        .any(|k| m.contains_key(*k));
     m.iter()
         .filter(|(k, _)| {
-            matches!(k.as_str(), "not" | "if" | "contains") || in_place_keys().any(|i| i == *k)
+            matches!(k.as_str(), "not" | "if" | "contains")
+                || (evaluated && in_place_keys().any(|i| i == *k))
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
@@ -865,7 +902,7 @@ impl Walk<'_> {
         }
         if (self.has(Step::EncodeMaps)
             || (position == Position::Value && self.dropped_maps.contains(from)))
-            && let Some(entries) = self.map_entries(&m, from, out, position)
+            && self.sent_as_entries(&m, out, position)
         {
             if beside_arrays {
                 // Entries where a sibling alternative may hold an array are ambiguous (`{}` and
@@ -875,7 +912,7 @@ impl Walk<'_> {
                 self.links.insert(out.to_owned(), self.originals(from));
                 return self.json_text(&m, from, out, carrier_key);
             }
-            return entries;
+            return self.map_entries(m, from, out);
         }
         if self.has(Step::EncodeEmptyObjects)
             && let Some(text) = self.empty_object(&m, from, out, position, carrier_key.clone())

@@ -11,10 +11,9 @@ use serde_json::{Map, Value, json};
 
 use super::encode::JSON_TEXT_NOTE;
 use super::{ANNOTATIONS, Walk, nearest_originals};
-use crate::lint::{Check, Limit, OverDepth, Profile};
+use crate::lint::{Check, Limit, OverDepth};
 use crate::pointer;
-use crate::projection::Projection;
-use crate::projection::tailor::{Adapter, TailorOptions, Tailoring};
+use crate::projection::tailor::{Adapter, Tailoring};
 use crate::projection::{Detail, Rule, TraceEntry};
 use crate::schema::keywords::{self, Slot};
 
@@ -195,37 +194,33 @@ pub(in crate::projection::tailor) struct Carried {
     level: usize,
 }
 
-/// The values the lossy tailoring of `projection` for `profile` carries as text.
-pub(in crate::projection::tailor) fn carried_by(
-    projection: &Projection,
-    profile: Profile,
-) -> Vec<Carried> {
-    let lossy = TailorOptions { lossy: true };
-    let (mut t, mut schema) = super::walk(projection, profile, lossy);
-    if super::steps(profile).contains(&super::Step::UnrollRecursion) {
-        t.unroll_recursion(&mut schema, projection);
+impl Walk<'_> {
+    /// The values this lossy walk's [`Walk::carry_deep`] carried as text, by projection
+    /// pointer (`came_from`: where each projection node went, taken before the carrying
+    /// forgot what it replaced).
+    pub(in crate::projection::tailor) fn carried(
+        &self,
+        came_from: &super::unroll::Projected,
+    ) -> Vec<Carried> {
+        self.trace
+            .iter()
+            .filter_map(|e| match e.detail {
+                Detail::Tailored(Tailoring::DeepJsonText { levels, level, .. }) => {
+                    // A property made nullable by wrapping sits one `anyOf` down.
+                    let wrapped = pointer::push_index(&pointer::push(&e.at, "anyOf"), 0);
+                    let from = came_from
+                        .exact(&e.at)
+                        .or_else(|| came_from.exact(&wrapped))?;
+                    Some(Carried {
+                        from,
+                        levels,
+                        level,
+                    })
+                }
+                _ => None,
+            })
+            .collect()
     }
-    // Where each projection node went, taken before the carrying forgets what it replaced.
-    let came_from = t.projection_pointers();
-    t.carry_deep(&mut schema);
-    t.trace
-        .iter()
-        .filter_map(|e| match e.detail {
-            Detail::Tailored(Tailoring::DeepJsonText { levels, level, .. }) => {
-                // A property made nullable by wrapping sits one `anyOf` down.
-                let wrapped = pointer::push_index(&pointer::push(&e.at, "anyOf"), 0);
-                let from = came_from
-                    .exact(&e.at)
-                    .or_else(|| came_from.exact(&wrapped))?;
-                Some(Carried {
-                    from,
-                    levels,
-                    level,
-                })
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 /// How the paths through a node over the depth limit can be cut.

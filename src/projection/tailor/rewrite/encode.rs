@@ -453,48 +453,60 @@ impl Walk<'_> {
     /// An object whose keys are not listed (no `properties`, or none and an open or typed
     /// `additionalProperties`, or `patternProperties`): `Some` with the entries form, its value
     /// schema tailored.
-    pub(super) fn map_entries(
-        &mut self,
+    /// Whether this node is a map the profile sends as entries: a value's form, or the whole
+    /// parameters (wrapped afterwards); never a schema that only adds constraints to its
+    /// parent's value.
+    pub(super) fn sent_as_entries(
+        &self,
         m: &Map<String, Value>,
-        from: &str,
         out: &str,
         position: Position,
-    ) -> Option<Value> {
-        // A value's form, or the whole parameters (wrapped afterwards); never a schema that
-        // only adds constraints to its parent's value.
+    ) -> bool {
         let own_form = position == Position::Value || out.is_empty();
-        if self.shared || !own_form || !self.is_map(m, position == Position::Value) {
-            return None;
-        }
-        let nullable = type_names(m).contains(&"null") || m.get("nullable") == Some(&json!(true));
+        !self.shared && own_form && self.is_map(m, position == Position::Value)
+    }
+
+    /// A map ([`Walk::sent_as_entries`]) as a list of key/value entries. Takes the map: its
+    /// value schemas are moved into the entries, not copied (maps nest, in OpenAPI documents
+    /// several deep, and a copy per level made tailoring quadratic in their depth).
+    pub(super) fn map_entries(
+        &mut self,
+        mut m: Map<String, Value>,
+        from: &str,
+        out: &str,
+    ) -> Value {
+        let nullable = type_names(&m).contains(&"null") || m.get("nullable") == Some(&json!(true));
         // What one value may be: a matching pattern's schema or the rest's.
         let mut sources: Vec<(Value, String)> = Vec::new();
-        if let Some(Value::Object(patterns)) = m.get("patternProperties") {
+        let patterns = m.contains_key("patternProperties");
+        if let Some(Value::Object(patterns)) = m.remove("patternProperties") {
             let base = pointer::push(from, "patternProperties");
             for (p, s) in patterns {
-                sources.push((s.clone(), pointer::push(&base, p)));
+                sources.push((s, pointer::push(&base, &p)));
             }
         }
-        match m.get("additionalProperties") {
+        match m.remove("additionalProperties") {
             Some(Value::Bool(false)) => {}
             None | Some(Value::Bool(true)) => sources.push((json!({}), from.to_owned())),
-            Some(s) => sources.push((s.clone(), pointer::push(from, "additionalProperties"))),
+            Some(s) => sources.push((s, pointer::push(from, "additionalProperties"))),
         }
         let entry_at = pointer::push(out, "items");
         let props_at = pointer::push(&entry_at, "properties");
         let value_at = pointer::push(&props_at, ENTRY_VALUE);
-        let value = if let [(schema, source)] = sources.as_slice() {
-            self.child(schema, source, &value_at, None)
+        let value = if sources.len() == 1 {
+            let (schema, source) = sources.pop().expect("one source");
+            self.owned_child(schema, &source, &value_at, None)
         } else {
-            let schemas: Vec<Value> = sources.iter().map(|(s, _)| s.clone()).collect();
+            let (schemas, places): (Vec<Value>, Vec<String>) = sources.into_iter().unzip();
             let keys = carrier_keys(&schemas);
             let any_of_at = pointer::push(&value_at, "anyOf");
-            let alternatives: Vec<Value> = sources
-                .iter()
+            let alternatives: Vec<Value> = schemas
+                .into_iter()
+                .zip(places)
                 .zip(keys)
                 .enumerate()
                 .map(|(i, ((s, source), key))| {
-                    self.child(s, source, &pointer::push_index(&any_of_at, i), key)
+                    self.owned_child(s, &source, &pointer::push_index(&any_of_at, i), key)
                 })
                 .collect();
             self.links.insert(value_at.clone(), self.originals(from));
@@ -513,7 +525,7 @@ impl Walk<'_> {
             }
         }
         let key_at = pointer::push(&props_at, ENTRY_KEY);
-        let key = self.child(&key, &pointer::push(from, "propertyNames"), &key_at, None);
+        let key = self.owned_child(key, &pointer::push(from, "propertyNames"), &key_at, None);
         let mut entry = json!({
             "type": "object",
             "properties": {ENTRY_KEY: key, ENTRY_VALUE: value},
@@ -550,10 +562,10 @@ impl Walk<'_> {
             from,
             Tailoring::MapEntries {
                 profile: self.profile,
-                patterns: m.get("patternProperties").is_some(),
+                patterns,
             },
         );
-        Some(Value::Object(array))
+        Value::Object(array)
     }
 
     /// The entries' array carries the map's count bounds, made after the keyword steps ran on
@@ -626,9 +638,20 @@ impl Walk<'_> {
         out: &str,
         carrier_key: Option<String>,
     ) -> Value {
+        self.owned_child(schema.clone(), from, out, carrier_key)
+    }
+
+    /// [`Walk::child`] on a schema the caller hands over.
+    pub(super) fn owned_child(
+        &mut self,
+        schema: Value,
+        from: &str,
+        out: &str,
+        carrier_key: Option<String>,
+    ) -> Value {
         self.position = Position::Value;
         self.carrier_key = carrier_key;
-        self.node(schema, from, out)
+        self.node_owned(schema, from, out)
     }
 
     // -----------------------------------------------------------------------------------------

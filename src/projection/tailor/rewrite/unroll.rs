@@ -33,22 +33,29 @@ impl Walk<'_> {
     /// Unrolls the `$defs` form when a path through its `$ref`s nests past the profile's
     /// depth limit (see the module's notes); what is still too deep after it is left to
     /// [`Walk::carry_deep`] and the limit step.
+    ///
+    /// The unrolling by projection pointer when it unrolled (what the sound form follows).
     pub(in crate::projection::tailor) fn unroll_recursion(
         &mut self,
         schema: &mut Value,
         projection: &crate::projection::Projection,
-    ) {
-        let Some((plan, levels, limit)) = self.unroll_plan(schema, None) else {
-            return;
-        };
+    ) -> Option<Mirror> {
+        let (plan, levels, limit) = self.unroll_plan(schema, None)?;
         // Text the provider sends in a carrier un-adapts to a value only a carrier at the same
         // place in the sound form accepts: where the sound form cannot follow this unrolling,
-        // the `$defs` form is sent as it is and the limit step reports it.
-        if !sound_form_follows(projection, self.profile) {
-            return;
+        // the `$defs` form is sent as it is and the limit step reports it. A walk that kept
+        // every rename is the lossy walk the sound form follows, and need not be made again.
+        let mirror = if self.keeps_renames && self.quiet.is_none() {
+            self.mirror_of(&plan)
+        } else {
+            lossy_unrolling(projection, self.profile)?
+        };
+        if !sound_form_follows(projection, self.profile, &mirror) {
+            return None;
         }
         self.note_unroll();
         self.apply_unrolled(schema, plan, levels, limit);
+        Some(mirror)
     }
 
     /// The sound form's unrolling: the copies and carriers of the lossy form's, found by
@@ -215,7 +222,7 @@ fn copy_within<T: Clone>(
 }
 
 /// Whether the root holds definitions (what unrolling copies).
-fn has_definitions(schema: &Value) -> bool {
+pub(super) fn has_definitions(schema: &Value) -> bool {
     ["$defs", "definitions"]
         .iter()
         .any(|k| schema.get(*k).is_some_and(Value::is_object))
@@ -269,40 +276,45 @@ pub(in crate::projection::tailor) fn lossy_unrolling(
     let lossy = crate::projection::tailor::TailorOptions { lossy: true };
     let (t, schema) = super::walk(projection, profile, lossy);
     let (plan, _, _) = t.unroll_plan(&schema, None)?;
-    let projected = t.projection_pointers();
-    let found = |at: &str| {
-        // A property made nullable by wrapping sits one `anyOf` down.
-        let wrapped = pointer::push_index(&pointer::push(at, "anyOf"), 0);
-        projected
-            .exact(at)
-            .or_else(|| projected.exact(&wrapped))
-            .or_else(|| projected.of(at))
-    };
-    let refs = plan
-        .seen_refs
-        .into_iter()
-        .filter_map(|((cx, at), target)| Some(((cx, found(&at)?), target)))
-        .collect();
-    let carriers = plan
-        .seen_carriers
-        .into_iter()
-        .filter_map(|(cx, at)| Some((cx, found(&at)?)))
-        .collect();
-    Some(Mirror { refs, carriers })
+    Some(t.mirror_of(&plan))
+}
+
+impl Walk<'_> {
+    /// `plan`, made on this lossy walk, by projection pointer.
+    fn mirror_of(&self, plan: &Unrolled) -> Mirror {
+        let projected = self.projection_pointers();
+        let found = |at: &str| {
+            // A property made nullable by wrapping sits one `anyOf` down.
+            let wrapped = pointer::push_index(&pointer::push(at, "anyOf"), 0);
+            projected
+                .exact(at)
+                .or_else(|| projected.exact(&wrapped))
+                .or_else(|| projected.of(at))
+        };
+        let refs = plan
+            .seen_refs
+            .iter()
+            .filter_map(|((cx, at), target)| Some(((cx.clone(), found(at)?), target.clone())))
+            .collect();
+        let carriers = plan
+            .seen_carriers
+            .iter()
+            .filter_map(|(cx, at)| Some((cx.clone(), found(at)?)))
+            .collect();
+        Mirror { refs, carriers }
+    }
 }
 
 /// Whether the sound tailoring of `projection` can make the copies and carriers of its lossy
-/// tailoring's unrolling, found by projection pointer.
+/// tailoring's unrolling (`mirror`), found by projection pointer.
 fn sound_form_follows(
     projection: &crate::projection::Projection,
     profile: crate::lint::Profile,
+    mirror: &Mirror,
 ) -> bool {
-    let Some(mirror) = lossy_unrolling(projection, profile) else {
-        return false;
-    };
     let sound = crate::projection::tailor::TailorOptions { lossy: false };
     let (t, schema) = super::walk(projection, profile, sound);
-    t.unroll_plan(&schema, Some(&mirror)).is_some()
+    t.unroll_plan(&schema, Some(mirror)).is_some()
 }
 
 /// The unrolled document: the root without its definitions, the copies, and the values to
