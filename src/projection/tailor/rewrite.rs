@@ -274,10 +274,9 @@ fn walk_traced<'a>(
 ) -> (Walk<'a>, Value) {
     let new = || Walk {
         traced: trace == Trace::Kept,
-        // Only the trace's move to the tailored places and the sound form's replay of the
-        // lossy form's carriers and fit read where each projection node went.
-        // The unrolling's check that the sound form can follow reads the lossy walk's renames
-        // too (a `$defs` form is all it unrolls).
+        // Read where each projection node went: the trace's move to the tailored places, the
+        // sound form's replay of the lossy form's carriers and fit, and the unrolling's check
+        // that the sound form can follow it (only a `$defs` form is unrolled).
         keeps_renames: trace == Trace::Kept
             || !options.lossy
             || (steps(profile).contains(&Step::UnrollRecursion)

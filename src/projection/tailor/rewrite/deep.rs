@@ -206,11 +206,7 @@ impl Walk<'_> {
             .iter()
             .filter_map(|e| match e.detail {
                 Detail::Tailored(Tailoring::DeepJsonText { levels, level, .. }) => {
-                    // A property made nullable by wrapping sits one `anyOf` down.
-                    let wrapped = pointer::push_index(&pointer::push(&e.at, "anyOf"), 0);
-                    let from = came_from
-                        .exact(&e.at)
-                        .or_else(|| came_from.exact(&wrapped))?;
+                    let from = came_from.exact_or_wrapped(&e.at)?;
                     Some(Carried {
                         from,
                         levels,

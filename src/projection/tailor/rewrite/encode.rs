@@ -450,12 +450,10 @@ impl Walk<'_> {
     // -----------------------------------------------------------------------------------------
     // Maps
 
-    /// An object whose keys are not listed (no `properties`, or none and an open or typed
-    /// `additionalProperties`, or `patternProperties`): `Some` with the entries form, its value
-    /// schema tailored.
-    /// Whether this node is a map the profile sends as entries: a value's form, or the whole
-    /// parameters (wrapped afterwards); never a schema that only adds constraints to its
-    /// parent's value.
+    /// Whether this node is a map the profile sends as entries: an object whose keys are not
+    /// listed (no `properties`, or none and an open or typed `additionalProperties`, or
+    /// `patternProperties`) that is a value's form, or the whole parameters (wrapped
+    /// afterwards); never a schema that only adds constraints to its parent's value.
     pub(super) fn sent_as_entries(
         &self,
         m: &Map<String, Value>,

@@ -236,6 +236,13 @@ impl Projected {
         self.0.get(at).cloned()
     }
 
+    /// [`Projected::exact`], or for a property made nullable by wrapping, which sits one
+    /// `anyOf` down, its node there.
+    pub(super) fn exact_or_wrapped(&self, at: &str) -> Option<String> {
+        self.exact(at)
+            .or_else(|| self.exact(&pointer::push_index(&pointer::push(at, "anyOf"), 0)))
+    }
+
     /// The projection node at `at`; for a node a step wrote without recording where it came
     /// from (the entries of a map written as a list), the nearest recorded ancestor's node with
     /// the rest of the path, the same in both forms.
@@ -283,14 +290,7 @@ impl Walk<'_> {
     /// `plan`, made on this lossy walk, by projection pointer.
     fn mirror_of(&self, plan: &Unrolled) -> Mirror {
         let projected = self.projection_pointers();
-        let found = |at: &str| {
-            // A property made nullable by wrapping sits one `anyOf` down.
-            let wrapped = pointer::push_index(&pointer::push(at, "anyOf"), 0);
-            projected
-                .exact(at)
-                .or_else(|| projected.exact(&wrapped))
-                .or_else(|| projected.of(at))
-        };
+        let found = |at: &str| projected.exact_or_wrapped(at).or_else(|| projected.of(at));
         let refs = plan
             .seen_refs
             .iter()
