@@ -162,23 +162,15 @@ pub(super) fn run_expecting<'p>(
     // The sound form follows what the lossy form decided (see `LossyPlan`).
     let lossy_plan = (!options.lossy).then(|| LossyPlan::of(&projection, profile));
     let (mut t, mut schema) = walk_traced(&projection, profile, options, trace, expected);
-    if table.contains(&Step::UnrollRecursion) {
-        match &lossy_plan {
-            None => {
-                t.unroll_recursion(&mut schema, &projection);
-            }
-            Some(LossyPlan {
-                unrolled: Some(mirror),
-                ..
-            }) => t.unroll_as(&mut schema, mirror),
-            Some(_) => {}
-        }
-    }
-    if table.contains(&Step::CarryDeep) {
-        if let Some(plan) = &lossy_plan {
-            t.carry_same(&mut schema, &plan.carried);
-        }
-        t.carry_deep(&mut schema);
+    match &lossy_plan {
+        None => drop(lossy_depth(
+            &mut t,
+            &mut schema,
+            &projection,
+            profile,
+            false,
+        )),
+        Some(plan) => follow_lossy_depth(&mut t, &mut schema, &plan.depth, profile),
     }
     if table.contains(&Step::FitLimits) {
         match lossy_plan {
@@ -305,37 +297,83 @@ fn walk_traced<'a>(
 /// form's carrier un-adapts to a value that only a carrier at the same place accepts. Made by
 /// one lossy walk.
 struct LossyPlan {
-    /// The unrolling, by projection pointer, when the lossy form unrolled.
-    unrolled: Option<unroll::Mirror>,
-    /// The values carried as text for depth.
-    carried: Vec<deep::Carried>,
+    depth: LossyDepth,
     /// The size-limit moves (after the depth carriers).
     fitted: Vec<fit::Planned>,
 }
 
 impl LossyPlan {
     fn of(projection: &Projection, profile: Profile) -> LossyPlan {
-        let table = steps(profile);
         let (mut t, mut schema) = walk(projection, profile, TailorOptions { lossy: true });
-        let unrolled = if table.contains(&Step::UnrollRecursion) {
-            t.unroll_recursion(&mut schema, projection)
-        } else {
-            None
-        };
-        let mut carried = Vec::new();
-        if table.contains(&Step::CarryDeep) {
-            let came_from = t.projection_pointers();
-            t.carry_deep(&mut schema);
-            carried = t.carried(&came_from);
-        }
-        if table.contains(&Step::FitLimits) {
+        let depth = lossy_depth(&mut t, &mut schema, projection, profile, true);
+        if steps(profile).contains(&Step::FitLimits) {
             t.fit_limits(&mut schema);
         }
         LossyPlan {
-            unrolled,
-            carried,
+            depth,
             fitted: t.fitted,
         }
+    }
+}
+
+/// How the lossy form brought its depth within the limit.
+struct LossyDepth {
+    /// The unrolling, by projection pointer, when the lossy form unrolled.
+    unrolled: Option<unroll::Mirror>,
+    /// The unrolling came after the depth carriers (see the unroll module's notes).
+    after_carrying: bool,
+    /// The values carried as text for depth (when asked for, or unrolled after them).
+    carried: Vec<deep::Carried>,
+}
+
+/// The lossy form's unrolling and depth carriers, in the order the unroll module's notes give;
+/// `keep_carried`: list the carried values for a sound form to follow.
+fn lossy_depth(
+    t: &mut Walk<'_>,
+    schema: &mut Value,
+    projection: &Projection,
+    profile: Profile,
+    keep_carried: bool,
+) -> LossyDepth {
+    let table = steps(profile);
+    let unrolls = table.contains(&Step::UnrollRecursion);
+    let mut depth = LossyDepth {
+        unrolled: None,
+        after_carrying: false,
+        carried: Vec::new(),
+    };
+    if unrolls {
+        depth.unrolled = t.unroll_recursion(schema, projection, None);
+    }
+    if !table.contains(&Step::CarryDeep) {
+        return depth;
+    }
+    let late = unrolls && depth.unrolled.is_none() && t.may_unroll_after_carrying(schema);
+    let came_from = (keep_carried || late).then(|| t.projection_pointers());
+    t.carry_deep(schema);
+    if let Some(came_from) = came_from {
+        depth.carried = t.carried(&came_from);
+    }
+    if late {
+        depth.unrolled = t.unroll_recursion(schema, projection, Some(&depth.carried));
+        depth.after_carrying = depth.unrolled.is_some();
+    }
+    depth
+}
+
+/// The sound form's unrolling and depth carriers: the lossy form's, in its order.
+fn follow_lossy_depth(t: &mut Walk<'_>, schema: &mut Value, lossy: &LossyDepth, profile: Profile) {
+    let table = steps(profile);
+    let unrolling = lossy.unrolled.as_ref();
+    if let Some(mirror) = unrolling.filter(|_| !lossy.after_carrying) {
+        t.unroll_as(schema, mirror);
+    }
+    if table.contains(&Step::CarryDeep) {
+        t.carry_same(schema, &lossy.carried);
+        t.carry_deep(schema);
+    }
+    if let Some(mirror) = unrolling.filter(|_| lossy.after_carrying) {
+        t.unroll_as(schema, mirror);
     }
 }
 

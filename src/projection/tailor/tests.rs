@@ -939,6 +939,94 @@ fn the_sound_form_carries_what_the_lossy_form_carries_past_the_depth_limit() {
     );
 }
 
+/// A tool with one property nested past OpenAI's 10 levels in its own tree and a recursive
+/// model used six objects down (LiveConnectConfig in google-genai has both): the deepest path
+/// stays in the tree, so unrolling is not wanted first; once the depth carriers cut that path,
+/// the recursion read through its `$ref` is still 11 levels deep and only unrolling shortens
+/// it. The tailored form must pass the lint, and payloads through both must come back exact.
+#[test]
+fn recursion_past_the_limit_beside_a_deeper_plain_path_is_unrolled_after_the_carriers() {
+    let mut deep = json!({"type": "string"});
+    for i in 0..13 {
+        let name = format!("n{i}");
+        deep = json!({"type": "object", "properties": {name.clone(): deep}, "required": [name]});
+    }
+    let mut tree = json!({"$ref": "#/$defs/Node"});
+    for i in 0..6 {
+        let name = format!("t{i}");
+        tree = json!({"type": "object", "properties": {name.clone(): tree}, "required": [name]});
+    }
+    let schema = json!({
+        "type": "object",
+        "properties": {"deep": deep, "tree": tree},
+        "required": ["deep", "tree"],
+        "$defs": {"Node": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+            },
+            "required": ["name", "children"]
+        }}
+    });
+    let options = Options {
+        recursion: crate::projection::Recursion::Keep,
+        ..Options::flat()
+    };
+    let projection = project(&schema, &options).expect("projects");
+    let lossy = tailor(projection.clone(), Profile::OpenAiStrict);
+    let sound = tailor_with(
+        projection,
+        Profile::OpenAiStrict,
+        TailorOptions { lossy: false },
+    );
+    let sent = &lossy.projection.schema;
+    assert_eq!(
+        errors(Profile::OpenAiStrict, sent),
+        Vec::<&str>::new(),
+        "{sent}"
+    );
+    assert!(lossy.unresolved.is_empty(), "{:?}", lossy.unresolved);
+    let unrolled = |t: &Tailored| {
+        t.projection.trace.iter().any(|e| {
+            matches!(
+                e.detail,
+                Detail::Tailored(Tailoring::RecursionUnrolled { .. })
+            )
+        })
+    };
+    assert!(unrolled(&lossy) && unrolled(&sound), "{sent}");
+    let deep_carried = rules(&lossy)
+        .into_iter()
+        .any(|(r, at)| r == Rule::TailorJsonText && at.starts_with("/properties/deep/"));
+    assert!(deep_carried, "the plain path is carried: {sent}");
+
+    let mut node = json!({"name": "leaf", "children": []});
+    for i in 0..4 {
+        node = json!({"name": format!("n{i}"), "children": [node, {"name": "z", "children": []}]});
+    }
+    let mut tree = node;
+    for i in 0..6 {
+        tree = json!({format!("t{i}"): tree});
+    }
+    let mut deep = json!("x");
+    for i in 0..13 {
+        deep = json!({format!("n{i}"): deep});
+    }
+    let payload = json!({"deep": deep, "tree": tree});
+    let draft = jsonschema::Draft::Draft202012;
+    for t in [&lossy, &sound] {
+        let adapter = t.payload_adapter(draft);
+        let adapted = adapter.adapt(&payload);
+        assert!(
+            validator(t).is_valid(&adapted.payload),
+            "{}",
+            adapted.payload
+        );
+        assert_eq!(adapter.unadapt(&adapted.payload), payload);
+    }
+}
+
 /// OpenAPI's "one of these fields" (13 GitHub REST request bodies): an object's `anyOf` whose
 /// alternatives only require some of its properties, or narrow one's values.
 fn one_of_these_fields() -> Value {

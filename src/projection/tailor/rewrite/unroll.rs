@@ -11,6 +11,12 @@
 //! copies are made, however large the cycle. When the root itself cannot be brought within
 //! the limit, the `$defs` form is left as it was and the limit step reports it.
 //!
+//! Unrolling comes before the depth carriers when the deepest path goes through a `$ref`.
+//! When the deepest stays in the root's own tree (a tool with one deep property beside a
+//! recursive model), the carriers cut it first, and unrolling is tried after them if a path
+//! through a `$ref` is still over the limit; the sound form then carries the same values
+//! before it follows the unrolling, so both unroll the same tree.
+//!
 //! Levels are counted as the profile's `limit-depth` lint rule counts them: every subschema
 //! one level below the schema holding it, a `$ref`'s target at the `$ref`'s own level.
 
@@ -18,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::deep::IN_PLACE;
+use super::deep::{Carried, IN_PLACE};
 use super::{ANNOTATIONS, Walk, nearest_originals};
 use crate::pointer;
 use crate::projection::tailor::{Adapter, Tailoring};
@@ -34,11 +40,15 @@ impl Walk<'_> {
     /// depth limit (see the module's notes); what is still too deep after it is left to
     /// [`Walk::carry_deep`] and the limit step.
     ///
+    /// `carried_first`: the depth carriers this walk made before, when it unrolls after them
+    /// (see the module's notes).
+    ///
     /// The unrolling by projection pointer when it unrolled (what the sound form follows).
     pub(in crate::projection::tailor) fn unroll_recursion(
         &mut self,
         schema: &mut Value,
         projection: &crate::projection::Projection,
+        carried_first: Option<&[Carried]>,
     ) -> Option<Mirror> {
         let (plan, levels, limit) = self.unroll_plan(schema, None)?;
         // Text the provider sends in a carrier un-adapts to a value only a carrier at the same
@@ -48,14 +58,28 @@ impl Walk<'_> {
         let mirror = if self.keeps_renames && self.quiet.is_none() {
             self.mirror_of(&plan)
         } else {
-            lossy_unrolling(projection, self.profile)?
+            lossy_unrolling(projection, self.profile, carried_first.is_some())?
         };
-        if !sound_form_follows(projection, self.profile, &mirror) {
+        if !sound_form_follows(projection, self.profile, &mirror, carried_first) {
             return None;
         }
         self.note_unroll();
         self.apply_unrolled(schema, plan, levels, limit);
         Some(mirror)
+    }
+
+    /// Before the depth carriers, whether unrolling may be wanted after them: the schema nests
+    /// past the limit and has definitions, but the deepest path stays in the root's own tree
+    /// (through a `$ref`, unrolling was tried first).
+    pub(in crate::projection::tailor) fn may_unroll_after_carrying(&self, schema: &Value) -> bool {
+        let Some(limit) = self.depth_limit() else {
+            return false;
+        };
+        if !has_definitions(schema) {
+            return false;
+        }
+        let over = crate::lint::over_depth(schema, limit);
+        over.levels > limit && !over.through_ref
     }
 
     /// The sound form's unrolling: the copies and carriers of the lossy form's, found by
@@ -272,16 +296,20 @@ pub(in crate::projection::tailor) struct Mirror {
 }
 
 /// The unrolling the lossy tailoring of `projection` for `profile` makes, by projection
-/// pointer; `None` when it makes none.
+/// pointer (after its depth carriers when `after_carrying`); `None` when it makes none.
 pub(in crate::projection::tailor) fn lossy_unrolling(
     projection: &crate::projection::Projection,
     profile: crate::lint::Profile,
+    after_carrying: bool,
 ) -> Option<Mirror> {
     if !has_definitions(&projection.schema) {
         return None;
     }
     let lossy = crate::projection::tailor::TailorOptions { lossy: true };
-    let (t, schema) = super::walk(projection, profile, lossy);
+    let (mut t, mut schema) = super::walk(projection, profile, lossy);
+    if after_carrying {
+        t.carry_deep(&mut schema);
+    }
     let (plan, _, _) = t.unroll_plan(&schema, None)?;
     Some(t.mirror_of(&plan))
 }
@@ -306,14 +334,20 @@ impl Walk<'_> {
 }
 
 /// Whether the sound tailoring of `projection` can make the copies and carriers of its lossy
-/// tailoring's unrolling (`mirror`), found by projection pointer.
+/// tailoring's unrolling (`mirror`), found by projection pointer; made after the sound form's
+/// depth carriers (`carried_first`, the lossy form's) when the lossy form unrolled after its.
 fn sound_form_follows(
     projection: &crate::projection::Projection,
     profile: crate::lint::Profile,
     mirror: &Mirror,
+    carried_first: Option<&[Carried]>,
 ) -> bool {
     let sound = crate::projection::tailor::TailorOptions { lossy: false };
-    let (t, schema) = super::walk(projection, profile, sound);
+    let (mut t, mut schema) = super::walk(projection, profile, sound);
+    if let Some(carried) = carried_first {
+        t.carry_same(&mut schema, carried);
+        t.carry_deep(&mut schema);
+    }
     t.unroll_plan(&schema, Some(mirror)).is_some()
 }
 
