@@ -543,6 +543,15 @@ fn cases() -> Vec<Case> {
             "/properties/anything",
         )
         .says("Schema must have a 'type', 'enum', 'anyOf', 'oneOf', or 'allOf' field."),
+        // Zod records and MCP servers write `propertyNames`; the second-hand list of what
+        // strict tool use supports leaves it out, and tailoring drops it.
+        case(
+            AnthropicStrict,
+            "undocumented-keyword",
+            strict(json!({"tags": {"type": "object", "properties": {}, "additionalProperties": false,
+                                   "propertyNames": {"type": "string"}}})),
+            "/properties/tags",
+        ),
         case(AnthropicStrict, "limit-strict-tools", strict(json!({})), "").named(&[
             "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t11", "t12", "t13", "t14",
             "t15", "t16", "t17", "t18", "t19", "t20", "t21",

@@ -34,6 +34,7 @@ pub use rule::{
 use crate::projection::Links;
 use checks::{Hit, SchemaCx, ToolCx};
 pub(crate) use checks::{OverDepth, has_lookaround, over_depth, says_a_kind};
+pub(crate) use profiles::ANTHROPIC_STRICT_KEYWORDS;
 
 /// A provider, or one way of sending tools to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -113,6 +113,32 @@ const OPENAI_STRICT_KEYWORDS: &[&str] = &[
     "$id",
 ];
 
+/// The keywords Anthropic's strict mode is reported to support (providers.md §1c, second-hand),
+/// with the annotations: what tailoring keeps, and what `undocumented-keyword` does not report.
+pub(crate) const ANTHROPIC_STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "anyOf",
+    "allOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "format",
+    "minItems",
+    "pattern",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "$schema",
+];
+
 const OPENAI_TYPES: &[&str] = &[
     "string", "number", "integer", "boolean", "object", "array", "null",
 ];
@@ -1053,6 +1079,18 @@ static ANTHROPIC_STRICT: &[LintRule] = &[
         Some("Schema must have a 'type', 'enum', 'anyOf', 'oneOf', or 'allOf' field."),
         true,
         SRC_ANTHROPIC_SDK,
+    ),
+    rule(
+        "undocumented-keyword",
+        Warn,
+        Check::KeywordsOutside {
+            allowed: ANTHROPIC_STRICT_KEYWORDS,
+            at: Where::Anywhere,
+        },
+        "`{keyword}` is not among the keywords strict tool use is reported to support; it may be refused or ignored (`project --provider anthropic-strict` leaves it out).",
+        None,
+        false,
+        SRC_ANTHROPIC_STRICT_2ND,
     ),
     ANTHROPIC_TOOL_NAME,
     ANTHROPIC_UNIQUE,

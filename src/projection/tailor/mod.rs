@@ -24,7 +24,7 @@ use serde_json::Value;
 pub use adapt::{Adaptation, ENTRY_KEY, ENTRY_VALUE, PayloadAdapter};
 
 use super::Projection;
-use crate::lint::{Check, Profile};
+use crate::lint::{ANTHROPIC_STRICT_KEYWORDS, Check, Profile};
 
 /// A projection tailored for one provider.
 #[derive(Debug, Clone, Serialize)]
@@ -584,32 +584,6 @@ pub fn steps(profile: Profile) -> &'static [Step] {
         | Profile::Mcp => &[WrapRoot, RootObject],
     }
 }
-
-/// The keywords Anthropic's strict mode is reported to support (providers.md §1c, second-hand),
-/// with the annotations.
-const ANTHROPIC_STRICT_KEYWORDS: &[&str] = &[
-    "type",
-    "enum",
-    "const",
-    "anyOf",
-    "allOf",
-    "$ref",
-    "$defs",
-    "definitions",
-    "properties",
-    "required",
-    "additionalProperties",
-    "items",
-    "format",
-    "minItems",
-    "pattern",
-    "title",
-    "description",
-    "default",
-    "examples",
-    "$comment",
-    "$schema",
-];
 
 /// A set of keywords: these, or all but these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
