@@ -155,15 +155,34 @@ pub fn tailor_reusing(
     trace: Trace,
 ) -> Result<Tailored, ProjectionError> {
     // Without a reachable cycle every recursion setting projects the same (tested on every
-    // sample and corpus tool): reprojecting a large tool would only cost time.
-    let reusable = projection::tailor::options_for(profile, options).recursion == options.recursion
+    // sample and corpus tool): reprojecting a large tool would only cost time. Likewise a
+    // projection within the profile's count limits is what keeping shared definitions makes.
+    let wanted = projection::tailor::options_for(profile, options);
+    let same_recursion = wanted.recursion == options.recursion
         || !projection::reaches_recursion(&tool.schema, &in_dialect(tool, options));
-    match projected {
-        Some(projection) if reusable => Ok(projection::tailor::tailor_traced(
+    let over = match projected {
+        Some(p) if wanted.share_over != options.share_over => {
+            projection::over_shared_limits(&wanted, p)
+        }
+        _ => None,
+    };
+    match (projected, over) {
+        (Some(projection), None) if same_recursion => Ok(projection::tailor::tailor_traced(
             Cow::Borrowed(projection),
             profile,
             trace,
         )),
+        // The same projection with its shared definitions kept, without making the inlined
+        // one again.
+        (Some(_), Some(over)) if same_recursion => {
+            let wanted = in_dialect(tool, &wanted);
+            let shared = projection::project_shared(&tool.schema, &wanted, Linking::Build, &over)?;
+            Ok(projection::tailor::tailor_traced(
+                Cow::Owned(shared),
+                profile,
+                trace,
+            ))
+        }
         _ => tailor_tool_traced(tool, options, profile, trace),
     }
 }

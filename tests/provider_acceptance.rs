@@ -783,6 +783,57 @@ fn properties_over_openais_limit_are_sent_as_json_text() {
     );
 }
 
+/// The ref fan of issue 10 as Pydantic emits it (each definition refers to the next eight
+/// times, five levels: the last inlined 4,096 times, open objects, `Any`, a `uri` format, a
+/// default, an integer enum). Inlined it holds 16,969 properties where OpenAI strict takes
+/// 5,000, and tailoring had to send the whole root as one JSON string. Each shared definition
+/// is now written once under `$defs`: the schema keeps its structure, both judges accept it,
+/// and payloads go and come back.
+#[test]
+fn definitions_shared_past_openais_counts_are_written_once() {
+    use schemalens::projection::{Adapter, Detail};
+    let tool = wide_tool(&support::ref_fan::document(8, 5, true));
+    let projection = schemalens::project_tool(&tool, &Options::flat()).expect("projects");
+    let inlined = schemalens::projection::tailor(projection, Profile::OpenAiStrict);
+    let carried = |t: &Tailored| {
+        t.adapters
+            .iter()
+            .any(|a| matches!(a, Adapter::JsonText { at, .. } if at == "/properties/root"))
+    };
+    assert!(carried(&inlined), "{:?}", inlined.adapters);
+
+    let t = openai_fits(&tool);
+    assert!(!carried(&t), "{:?}", t.adapters);
+    let sent = &t.projection.schema;
+    let defs: Vec<&String> = sent["$defs"].as_object().expect("$defs").keys().collect();
+    assert_eq!(defs.len(), 4, "{defs:?}");
+    let kept: Vec<String> = t
+        .projection
+        .trace
+        .iter()
+        .filter_map(|e| match &e.detail {
+            Detail::RefShared { .. } => Some(e.message()),
+            _ => None,
+        })
+        .collect();
+    // Eight references to each of Level1 … Level4.
+    assert_eq!(kept.len(), 32);
+    assert!(
+        kept[0].contains("16,969 properties (at most 5,000)"),
+        "{}",
+        kept[0]
+    );
+    let leaf = json!({"code": "https://example.org/x", "kind": 2, "extra": {"any": [1, null]}});
+    sent_and_back(
+        &tool,
+        &t,
+        &[
+            json!({"root": {}}),
+            json!({"root": {"part0": {"part3": {"part1": {"part7": leaf}}}, "part5": {"x": 1}}}),
+        ],
+    );
+}
+
 /// Every payload, adapted, is accepted by the tailored schema and comes back as it was.
 fn sent_and_back(tool: &Tool, t: &Tailored, payloads: &[Value]) {
     let (validator, draft) = validator(tool, t);

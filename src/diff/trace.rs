@@ -19,6 +19,7 @@ fn summary(entry: &TraceEntry) -> Option<String> {
             format!("a recursive reference is unrolled {depth} level(s), then cut to {{}}")
         }
         Detail::RecursionKept { .. } => "a recursive reference is kept as `$defs`".to_owned(),
+        Detail::RefShared { .. } => "a shared definition is kept as `$defs`".to_owned(),
         _ => entry.message(),
     })
 }

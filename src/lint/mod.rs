@@ -15,7 +15,7 @@ pub mod report;
 mod rule;
 mod shapes;
 pub mod strict_plan;
-mod text;
+pub(crate) mod text;
 pub mod tool_set;
 
 use std::collections::{HashMap, HashSet};

@@ -76,6 +76,14 @@ pub(crate) struct Engine<'a> {
     linking: Linking,
     /// Each expansion gets a copy of its own instead of a stand-in (see `copying_reuses`).
     copies_reuses: bool,
+    /// Why definitions referenced from several places are kept under `$defs` (see
+    /// [`Engine::sharing`]); `None`: they are inlined.
+    sharing: Option<String>,
+    /// Flat mode: combinators open on the path whose members may be merged (see
+    /// [`Engine::may_merge`]); no definition is kept beneath one.
+    merging: usize,
+    /// With sharing, how many `$ref`s of the document point at each target.
+    references: HashMap<TargetId, usize>,
 }
 
 impl<'a> Engine<'a> {
@@ -108,7 +116,49 @@ impl<'a> Engine<'a> {
             kept_names: HashSet::new(),
             linking: Linking::Build,
             copies_reuses: false,
+            sharing: None,
+            merging: 0,
+            references: HashMap::new(),
         }
+    }
+
+    /// Keeps every object definition that two or more `$ref`s of the document point at once
+    /// under `$defs`, for a provider whose size limits the inlined copies cross (`why` says by
+    /// how much). A reference is kept only where its definition projects the same wherever it
+    /// is met and inlining would read the same: not into recursion (a definition reaching a
+    /// cycle projects by the path; kept recursion has its own `$defs`), not beneath what flat
+    /// mode merges (see [`Self::may_merge`]) and not beside constraints (merged into the
+    /// target).
+    pub(crate) fn sharing(self, why: String) -> Engine<'a> {
+        let mut references: HashMap<TargetId, usize> = HashMap::new();
+        for site in &self.graph.sites {
+            if let Ok(t) = site.target {
+                *references.entry(t).or_default() += 1;
+            }
+        }
+        Engine {
+            sharing: Some(why),
+            references,
+            ..self
+        }
+    }
+
+    /// Whether the `$ref` object `map`, into `target`, is kept (see [`Self::sharing`]).
+    fn shares(&self, target: TargetId, map: &Map<String, Value>) -> bool {
+        if self.sharing.is_none()
+            || self.graph.pointer(target).is_empty()
+            || self.graph.reaches_cycle(target)
+            || !self.is_object_schema(target)
+        {
+            return false;
+        }
+        let referenced = self.references.get(&target).copied().unwrap_or(0);
+        let constrained = map.keys().any(|k| {
+            !matches!(k.as_str(), "$ref" | "$schema" | "$defs" | "definitions")
+                && !IDENTIFIERS.contains(&k.as_str())
+                && !keywords::is_annotation(k)
+        });
+        referenced >= 2 && self.merging == 0 && !constrained
     }
 
     /// Every expansion of a reused `$ref` target a copy of its own, as the walk made them
@@ -190,8 +240,10 @@ impl<'a> Engine<'a> {
             emitted: self.emitted as u64,
             estimated: plan.nodes,
         };
-        debug_assert_eq!(
-            counted.emitted, counted.estimated,
+        // Kept shared definitions are written once where the estimate counts every copy.
+        debug_assert!(
+            counted.emitted == counted.estimated
+                || (self.sharing.is_some() && counted.emitted < counted.estimated),
             "the size estimate must agree with the walk"
         );
         // Turning the notes into the trace is the last long step: not begun for nobody.
@@ -330,13 +382,13 @@ impl<'a> Engine<'a> {
                                 cuts.push(cut);
                             }
                             None => {
-                                let child = self.keyword_value(kw, value, orig, depth)?;
+                                let child = self.members(kw, value, orig, depth)?;
                                 node.push_subschemas(kw, child);
                             }
                         }
                     }
                     Some(kw) => {
-                        let child = self.keyword_value(kw, value, orig, depth)?;
+                        let child = self.members(kw, value, orig, depth)?;
                         node.push_subschemas(kw, child);
                     }
                     None => node.push_plain(key, value.clone()),
@@ -391,6 +443,36 @@ impl<'a> Engine<'a> {
                 depth: limit,
             },
         );
+    }
+
+    /// [`Self::keyword_value`], counting a combinator whose members flat mode may merge as
+    /// open while its members are projected.
+    fn members(
+        &mut self,
+        kw: &'static Keyword,
+        value: &Value,
+        orig: &str,
+        depth: usize,
+    ) -> Result<Out, ProjectionError> {
+        let merging = usize::from(self.may_merge(kw.name, value));
+        self.merging += merging;
+        let child = self.keyword_value(kw, value, orig, depth);
+        self.merging -= merging;
+        child
+    }
+
+    /// Whether flat mode may read into the members of `keyword` to merge or join them (a
+    /// union, an `allOf`): any with two members that are not `{"type": "null"}`. A member kept
+    /// as a reference would hide its properties, tags and bounds from that.
+    fn may_merge(&self, keyword: &str, value: &Value) -> bool {
+        if self.sharing.is_none() || !self.flat() {
+            return false;
+        }
+        let is_null = |m: &&Value| m.get("type").and_then(Value::as_str) == Some("null");
+        matches!(keyword, "anyOf" | "oneOf" | "allOf")
+            && value
+                .as_array()
+                .is_some_and(|members| members.iter().filter(|m| !is_null(m)).count() > 1)
     }
 
     /// The projected value of one subschema keyword, notes relative to that value.
@@ -475,14 +557,45 @@ impl<'a> Engine<'a> {
                 return self.with_siblings(out, map, orig, depth, None);
             }
         };
-        let target_out =
-            if self.stack.iter().any(|f| f.target == target) || self.refers_into_cycle(target) {
-                self.recursive_reference(&reference, target, orig, depth)?
-            } else {
-                self.expand(&reference, target, false, depth)?
-            };
+        if self.stack.iter().any(|f| f.target == target) || self.refers_into_cycle(target) {
+            let target_out = self.recursive_reference(&reference, target, orig, depth)?;
+            let target = self.graph.pointer(target).to_owned();
+            return self.with_siblings(target_out, map, orig, depth, Some(&target));
+        }
+        if self.shares(target, map) {
+            let kept = self.shared_reference(&reference, target, orig);
+            return self.with_siblings(kept, map, orig, depth, None);
+        }
+        let target_out = self.expand(&reference, target, false, depth)?;
         let target = self.graph.pointer(target).to_owned();
         self.with_siblings(target_out, map, orig, depth, Some(&target))
+    }
+
+    /// Whether `target` is an object schema: the definitions that hold what the limits count.
+    /// A scalar one stays inlined, because flat mode reads a union's tags and joins its
+    /// scalar properties through their values, which a reference would hide.
+    fn is_object_schema(&self, target: TargetId) -> bool {
+        let schema = self.root.pointer(self.graph.pointer(target));
+        schema.and_then(Value::as_object).is_some_and(|m| {
+            m.contains_key("properties") || m.get("type").and_then(Value::as_str) == Some("object")
+        })
+    }
+
+    /// A `$ref` kept as a reference to the one `$defs` entry of its shared target.
+    fn shared_reference(&mut self, reference: &str, target: TargetId, orig: &str) -> Out {
+        let from = vec![orig.to_owned(), self.graph.pointer(target).to_owned()];
+        let (ref_text, definition) = self.keep(target);
+        let mut out = Out::new(json!({ "$ref": ref_text }), false);
+        out.trace(
+            Rule::RefInline,
+            from,
+            Detail::RefShared {
+                reference: reference.to_owned(),
+                definition,
+                why: self.sharing.clone().unwrap_or_default(),
+            },
+        );
+        out
     }
 
     /// With shared recursion, a `$ref` into a cycle member is kept as a reference wherever it
@@ -1012,6 +1125,164 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The projection with its shared definitions put back at each kept `$ref` (the
+    /// reference's annotations over the definition's, as rule 1 inlines them).
+    fn reinlined(shared: &Projection) -> Value {
+        let kept: HashSet<String> = shared
+            .trace
+            .iter()
+            .filter_map(|e| match &e.detail {
+                Detail::RefShared { definition, .. } => Some(definition.clone()),
+                _ => None,
+            })
+            .collect();
+        let defs = shared.schema["$defs"].clone();
+        fn put_back(v: &Value, defs: &Value, kept: &HashSet<String>) -> Value {
+            match v {
+                Value::Object(m) => {
+                    let name = m
+                        .get("$ref")
+                        .and_then(Value::as_str)
+                        .and_then(|r| r.strip_prefix("#/$defs/"))
+                        .filter(|n| kept.contains(*n));
+                    if let Some(name) = name {
+                        let mut target = put_back(&defs[name], defs, kept);
+                        if let Value::Object(t) = &mut target {
+                            for (k, v) in m.iter().filter(|(k, _)| *k != "$ref") {
+                                t.insert(k.clone(), v.clone());
+                            }
+                        }
+                        return target;
+                    }
+                    Value::Object(
+                        m.iter()
+                            .map(|(k, v)| (k.clone(), put_back(v, defs, kept)))
+                            .collect(),
+                    )
+                }
+                Value::Array(items) => {
+                    Value::Array(items.iter().map(|i| put_back(i, defs, kept)).collect())
+                }
+                other => other.clone(),
+            }
+        }
+        let mut out = put_back(&shared.schema, &defs, &kept);
+        if let Some(root) = out.as_object_mut() {
+            let left: Map<String, Value> = root
+                .get("$defs")
+                .and_then(Value::as_object)
+                .map(|d| {
+                    d.iter()
+                        .filter(|(k, _)| !kept.contains(*k))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if left.is_empty() {
+                root.remove("$defs");
+            } else {
+                root.insert("$defs".to_owned(), Value::Object(left));
+            }
+        }
+        out
+    }
+
+    /// Where two values first differ, with both sides there.
+    fn first_difference(a: &Value, b: &Value, at: &str) -> String {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) if x.keys().eq(y.keys()) => x
+                .iter()
+                .find(|(k, v)| *v != &y[*k])
+                .map(|(k, v)| first_difference(v, &y[k], &format!("{at}/{k}")))
+                .unwrap_or_default(),
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .find(|(_, (v, w))| v != w)
+                .map(|(i, (v, w))| first_difference(v, w, &format!("{at}/{i}")))
+                .unwrap_or_default(),
+            _ => format!(
+                "at {at}: {} against {}",
+                a.to_string().chars().take(400).collect::<String>(),
+                b.to_string().chars().take(400).collect::<String>()
+            ),
+        }
+    }
+
+    /// Definitions referenced from several places, each level referring to the next four
+    /// times (one reference with constraints beside it, one beside `null`, one in a union).
+    fn shared_levels() -> Value {
+        json!({"type": "object", "properties": {
+            "top": {"$ref": "#/$defs/A", "description": "The top."},
+            "again": {"$ref": "#/$defs/A"}},
+            "$defs": {
+                "A": {"type": "object", "properties": {
+                    "b1": {"$ref": "#/$defs/B", "title": "First"},
+                    "b2": {"$ref": "#/$defs/B", "minProperties": 1},
+                    "b3": {"anyOf": [{"$ref": "#/$defs/B"}, {"type": "null"}]},
+                    "pair": {"anyOf": [{"$ref": "#/$defs/B"},
+                                       {"type": "object", "properties": {"w": {"type": "integer"}}}]},
+                    "tag": {"$ref": "#/$defs/Tag"}}},
+                "B": {"type": "object", "properties": {
+                    "v": {"type": "string", "enum": ["x", "y"]},
+                    "kind": {"oneOf": [
+                        {"type": "object", "properties": {"k": {"const": "p"}, "n": {"type": "integer"}}, "required": ["k"]},
+                        {"type": "object", "properties": {"k": {"const": "q"}, "s": {"type": "string"}}, "required": ["k"]}
+                    ]}}},
+                "Tag": {"type": "string", "enum": ["t"]}}})
+    }
+
+    /// Keeping shared definitions changes where a schema is written, never what it says: put
+    /// back, they give the inlined projection, on every case above in both modes. Recursion,
+    /// what flat mode merges and references with constraints beside them are left inlined.
+    #[test]
+    fn kept_shared_definitions_put_back_are_the_inlined_projection() {
+        let mut cases = schemas();
+        cases.push(shared_levels());
+        let mut kept = 0;
+        for (i, schema) in cases.iter().enumerate() {
+            for options in [Options::flat(), Options::inline()] {
+                let at = format!("case {i} {:?}", options.mode);
+                let inlined = Engine::new(schema, &options).run().expect("projects");
+                let shared = Engine::new(schema, &options)
+                    .sharing("over".to_owned())
+                    .run()
+                    .expect("projects");
+                let back = reinlined(&shared);
+                assert!(
+                    back == inlined.schema,
+                    "{at}: {}",
+                    first_difference(&back, &inlined.schema, "")
+                );
+                kept += shared
+                    .trace
+                    .iter()
+                    .filter(|e| matches!(e.detail, Detail::RefShared { .. }))
+                    .count();
+            }
+        }
+        assert!(kept > 0, "nothing was kept");
+        let options = Options::flat();
+        let shared = Engine::new(&shared_levels(), &options)
+            .sharing("over".to_owned())
+            .run()
+            .expect("projects");
+        let defs: Vec<&String> = shared.schema["$defs"].as_object().unwrap().keys().collect();
+        // `Tag` is referenced once; `B` beside `minProperties` and in a union of two objects
+        // is inlined there, beside `null` it is kept.
+        assert_eq!(defs, ["A", "B"], "{:#}", shared.schema);
+        let a = &shared.schema["$defs"]["A"]["properties"];
+        assert_eq!(a["b1"], json!({"$ref": "#/$defs/B", "title": "First"}));
+        assert!(a["b2"].get("$ref").is_none(), "{a:#}");
+        assert_eq!(
+            a["b3"]["anyOf"],
+            json!([{"$ref": "#/$defs/B"}, {"type": "null"}]),
+            "{a:#}"
+        );
+        assert!(!a["pair"].to_string().contains("$ref"), "{a:#}");
     }
 
     /// The cases above reach the rules that read into shared expansions: were they not, the

@@ -153,6 +153,11 @@ pub struct Options {
     pub open_branches: OpenBranches,
     /// Lets another thread stop the projection (it then fails with `Cancelled`).
     pub cancel: Cancel,
+    /// A provider that counts its size limits as written and takes `$defs` + `$ref` (see
+    /// [`tailor::shares_definitions`]): when the projection is over its counts, it is made
+    /// again with every definition referenced from two or more places written once under
+    /// `$defs` (rule 1 then keeps those references). The same values are accepted either way.
+    pub share_over: Option<crate::lint::Profile>,
 }
 
 impl Default for Options {
@@ -167,6 +172,7 @@ impl Default for Options {
             max_depth: budget::DEFAULT_MAX_DEPTH,
             open_branches: OpenBranches::default(),
             cancel: Cancel::never(),
+            share_over: None,
         }
     }
 }
@@ -254,5 +260,33 @@ pub fn project_linking(
     options: &Options,
     linking: Linking,
 ) -> Result<Projection, ProjectionError> {
-    engine::Engine::new(schema, options).linking(linking).run()
+    let projection = engine::Engine::new(schema, options)
+        .linking(linking)
+        .run()?;
+    match over_shared_limits(options, &projection) {
+        Some(over) => project_shared(schema, options, linking, &over),
+        None => Ok(projection),
+    }
+}
+
+/// What `projection`, made with `options`, holds over the count limits of
+/// [`Options::share_over`]; `None` when it fits or no profile is named.
+pub(crate) fn over_shared_limits(options: &Options, projection: &Projection) -> Option<String> {
+    let profile = options.share_over?;
+    tailor::over_count_limits(profile, projection)
+}
+
+/// [`project_linking`] keeping shared definitions, because inlined the schema holds `over`.
+pub(crate) fn project_shared(
+    schema: &Value,
+    options: &Options,
+    linking: Linking,
+    over: &str,
+) -> Result<Projection, ProjectionError> {
+    engine::Engine::new(schema, options)
+        .linking(linking)
+        .sharing(format!(
+            "inlined at each reference, the schema holds {over}"
+        ))
+        .run()
 }

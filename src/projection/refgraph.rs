@@ -191,6 +191,11 @@ impl RefGraph {
         self.on_cycle[target as usize]
     }
 
+    /// Whether some `$ref` cycle is reachable from `target` (itself on one, or further on).
+    pub(crate) fn reaches_cycle(&self, target: TargetId) -> bool {
+        self.reaches_cycle[target as usize]
+    }
+
     pub(crate) fn pointer(&self, target: TargetId) -> &str {
         &self.pointers[target as usize]
     }

@@ -188,6 +188,14 @@ pub enum Detail {
         reference: String,
         definition: String,
     },
+    /// Rule 1 for a provider whose size limits the inlined copies cross: the reference is
+    /// kept, its target written once under `$defs`.
+    RefShared {
+        reference: String,
+        definition: String,
+        /// What inlining would have made the schema hold, against the provider's limits.
+        why: String,
+    },
     /// The default unrolling depth did not fit the unrolling budget; fewer levels were used.
     RecursionLowered {
         requested: usize,
@@ -330,6 +338,13 @@ impl TraceEntry {
                 definition,
             } => format!(
                 "Recursive `$ref` {reference} kept as a reference to #/$defs/{definition} (recursion kept)."
+            ),
+            Detail::RefShared {
+                reference,
+                definition,
+                why,
+            } => format!(
+                "`$ref` {reference} kept as a reference to #/$defs/{definition}, written once for every place that refers to it: {why}. The provider takes `$defs` and counts its limits as written; the same values are accepted."
             ),
             Detail::RecursionLowered {
                 requested,

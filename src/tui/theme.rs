@@ -33,6 +33,7 @@ pub enum Mark {
     AllOfKept,
     RecursionCut,
     RecursionKept,
+    RefShared,
     Deduplicated,
     KeywordDropped,
     RefInlined,
@@ -40,7 +41,7 @@ pub enum Mark {
 }
 
 impl Mark {
-    pub const ALL: [Mark; 17] = [
+    pub const ALL: [Mark; 18] = [
         Mark::UnionKept,
         Mark::Unresolvable,
         Mark::Widened,
@@ -54,6 +55,7 @@ impl Mark {
         Mark::AllOfKept,
         Mark::RecursionCut,
         Mark::RecursionKept,
+        Mark::RefShared,
         Mark::Deduplicated,
         Mark::KeywordDropped,
         Mark::RefInlined,
@@ -68,6 +70,7 @@ impl Mark {
             // The root says the depth was lowered: a cut of every branch, in advance.
             Detail::RecursionCut { .. } | Detail::RecursionLowered { .. } => Mark::RecursionCut,
             Detail::RecursionKept { .. } => Mark::RecursionKept,
+            Detail::RefShared { .. } => Mark::RefShared,
             Detail::Unresolvable { .. } => Mark::Unresolvable,
             Detail::UnionFlattened { .. } | Detail::SameTagGroup { .. } => Mark::Flattened,
             Detail::UnionKept { .. } => Mark::UnionKept,
@@ -111,6 +114,7 @@ impl Mark {
             Mark::AllOfKept => "&",
             Mark::RecursionCut => "↺",
             Mark::RecursionKept => "↻",
+            Mark::RefShared => "→",
             Mark::Deduplicated => "=",
             Mark::KeywordDropped => "−",
             Mark::RefInlined => "↳",
@@ -133,6 +137,7 @@ impl Mark {
             Mark::AllOfKept => "allOf kept",
             Mark::RecursionCut => "recursion cut",
             Mark::RecursionKept => "recursion kept",
+            Mark::RefShared => "$ref kept (shared $defs)",
             Mark::Deduplicated => "deduplicated",
             Mark::KeywordDropped => "keyword dropped",
             Mark::RefInlined => "$ref inlined",
@@ -157,6 +162,7 @@ impl Mark {
             Mark::AllOfKept => s.fg(Color::LightRed).add_modifier(Modifier::ITALIC),
             Mark::RecursionCut => s.fg(Color::LightCyan).add_modifier(Modifier::ITALIC),
             Mark::RecursionKept => s.fg(Color::Blue).add_modifier(Modifier::ITALIC),
+            Mark::RefShared => s.fg(Color::Cyan).add_modifier(Modifier::ITALIC),
             Mark::Deduplicated => s.fg(Color::Green),
             Mark::KeywordDropped => s.fg(Color::Gray).add_modifier(Modifier::DIM),
             Mark::RefInlined => s.fg(Color::Cyan),

@@ -363,6 +363,7 @@ fn loosens(e: &TraceEntry) -> bool {
         Detail::AllOfMerged { dropped, .. } => !dropped.is_empty(),
         Detail::RefInlined { .. }
         | Detail::RecursionKept { .. }
+        | Detail::RefShared { .. }
         | Detail::DiscriminatorStripped { .. }
         | Detail::TagEnum { .. }
         | Detail::ObjectBuilt { .. }

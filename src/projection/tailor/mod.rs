@@ -295,13 +295,30 @@ pub fn preferred_recursion(profile: Profile) -> Option<crate::projection::Recurs
     }
 }
 
-/// `options` with the recursion `profile` prefers.
+/// Whether `profile` takes definitions written once and referenced from several places
+/// (`$defs` + `$ref`) and counts its size limits as written: OpenAI strict documents both
+/// definitions and recursion, and a recursive schema can only be counted as written. Where
+/// inlining would cross those limits, such a profile gets its shared definitions kept (see
+/// [`crate::Options::share_over`]) instead of values carried as JSON text.
+pub fn shares_definitions(profile: Profile) -> bool {
+    profile == Profile::OpenAiStrict
+}
+
+/// `options` with the recursion `profile` prefers, and its count limits for keeping shared
+/// definitions.
 pub fn options_for(profile: Profile, options: &crate::Options) -> crate::Options {
     let mut options = options.clone();
     if let Some(r) = preferred_recursion(profile) {
         options.recursion = r;
     }
+    options.share_over = shares_definitions(profile).then_some(profile);
     options
+}
+
+/// What `projection` holds over `profile`'s count limits (properties, enum values,
+/// characters), as a sentence; `None` when it fits.
+pub(crate) fn over_count_limits(profile: Profile, projection: &Projection) -> Option<String> {
+    rewrite::over_count_limits(profile, &projection.schema)
 }
 
 /// Tailors `projection` for `profile` (lossy steps included, with their adapters).

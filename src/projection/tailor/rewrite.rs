@@ -21,6 +21,7 @@ pub(super) use encode::WRAP_PROPERTY;
 use encode::{Position, carrier_keys};
 #[cfg(test)]
 pub(super) use fit::expected_carrier;
+pub(super) use fit::over_count_limits;
 
 use super::{
     Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Trace, Unresolved,

@@ -295,6 +295,27 @@ pub(in crate::projection::tailor) fn expected_carrier(
     found.max_by_key(|p| p.depth).map(|p| p.pointer.clone())
 }
 
+/// What the projection holds over `profile`'s count limits, as a sentence ("135,753
+/// properties (at most 5,000)"), counted as the fit and the lint count them; `None` when every
+/// count fits. Only the limits that writing a definition once instead of at each reference
+/// lowers: the depth and the one-enum limit are the same either way.
+pub(in crate::projection) fn over_count_limits(profile: Profile, schema: &Value) -> Option<String> {
+    let total = Estimate::default().node(schema, false, 0);
+    let over: Vec<String> = size_bounds(profile)
+        .into_iter()
+        .filter(|b| total.get(b.measure) > b.max)
+        .map(|b| {
+            format!(
+                "{} {} (at most {})",
+                crate::lint::text::thousands(total.get(b.measure)),
+                b.measure.what(),
+                crate::lint::text::thousands(b.max)
+            )
+        })
+        .collect();
+    (!over.is_empty()).then(|| over.join(", "))
+}
+
 /// One pass of [`expected_carrier`]: the counts of each subtree as the fit's [`Scan`] counts
 /// them, remembering only the properties it could carry that hold many.
 #[derive(Default)]
