@@ -210,6 +210,46 @@ fn project_with_a_provider_uses_the_providers_recursion() {
     }
 }
 
+/// A tool over OpenAI strict's counts when inlined (a ref fan of 16,969 properties) is sent
+/// with its shared definitions under `$defs`, whatever `--recursion` asks for; `lint` says the
+/// schema it tailors so is accepted.
+#[test]
+fn project_with_openai_strict_keeps_shared_definitions_under_any_recursion() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("fan.json");
+    let doc = support::ref_fan::document(8, 5, true);
+    std::fs::write(&path, doc.to_string()).expect("written");
+    let file = path.to_str().expect("utf-8 path");
+    for recursion in [None, Some("keep"), Some("unroll=2")] {
+        let mut args = vec!["project", file, "--provider", "openai-strict"];
+        args.extend(recursion.iter().flat_map(|r| ["--recursion", *r]));
+        let r = run(&args);
+        assert_eq!(r.code, Some(0), "{recursion:?}: {}", r.stderr);
+        let printed: Value = serde_json::from_str(&r.stdout).expect("JSON");
+        let defs = printed["$defs"].as_object().map_or(0, |d| d.len());
+        assert_eq!(defs, 4, "{recursion:?}");
+        assert!(
+            printed["properties"]["root"]["properties"].is_object(),
+            "{recursion:?}"
+        );
+    }
+    let r = run(&[
+        "lint",
+        file,
+        "--provider",
+        "openai-strict",
+        "--format",
+        "json",
+    ]);
+    let report: Value = serde_json::from_str(&r.stdout).expect("JSON");
+    assert_eq!(
+        report["tools"][0]["profiles"][0]["tailored"]["verdict"],
+        json!("accepted"),
+        "{}",
+        r.stdout
+    );
+}
+
 #[test]
 fn project_with_a_provider_prints_the_tailored_schema() {
     let r = run(&["project", REPRO, "--provider", "openai-strict"]);

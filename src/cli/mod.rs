@@ -160,12 +160,20 @@ impl ProjectionArgs {
     }
 
     /// The options for a projection tailored for `provider`: the provider's way with recursion
-    /// unless `--recursion` says otherwise.
+    /// unless `--recursion` says otherwise, and its shared definitions either way (what is
+    /// kept then never reaches recursion, so it reads the same under every setting).
     pub fn options_for(&self, provider: Option<Profile>) -> Options {
         let options = self.options();
-        match (provider, self.recursion) {
-            (Some(profile), None) => schemalens::projection::tailor::options_for(profile, &options),
-            _ => options,
+        let Some(profile) = provider else {
+            return options;
+        };
+        let tailored = schemalens::projection::tailor::options_for(profile, &options);
+        match self.recursion {
+            None => tailored,
+            Some(_) => Options {
+                share_over: tailored.share_over,
+                ..options
+            },
         }
     }
 }
