@@ -807,21 +807,22 @@ fn definitions_shared_past_openais_counts_are_written_once() {
     let sent = &t.projection.schema;
     let defs: Vec<&String> = sent["$defs"].as_object().expect("$defs").keys().collect();
     assert_eq!(defs.len(), 4, "{defs:?}");
-    let kept: Vec<String> = t
-        .projection
-        .trace
-        .iter()
-        .filter_map(|e| match &e.detail {
-            Detail::RefShared { .. } => Some(e.message()),
-            _ => None,
-        })
-        .collect();
-    // Eight references to each of Level1 … Level4.
-    assert_eq!(kept.len(), 32);
+    let kept = |shared: fn(&Detail) -> bool| -> Vec<&schemalens::projection::TraceEntry> {
+        t.projection
+            .trace
+            .iter()
+            .filter(|e| shared(&e.detail))
+            .collect()
+    };
+    // Eight references to each of Level1 … Level4, and one entry at the root with the counts.
+    assert_eq!(kept(|d| matches!(d, Detail::RefShared { .. })).len(), 32);
+    let root = kept(|d| matches!(d, Detail::DefinitionsShared { .. }));
+    assert_eq!(root.len(), 1);
+    assert_eq!(root[0].at, "");
+    let said = root[0].message();
     assert!(
-        kept[0].contains("16,969 properties (at most 5,000)"),
-        "{}",
-        kept[0]
+        said.contains("16,969 properties (at most 5,000)") && said.contains("4 object definition"),
+        "{said}"
     );
     let leaf = json!({"code": "https://example.org/x", "kind": 2, "extra": {"any": [1, null]}});
     sent_and_back(

@@ -20,6 +20,8 @@ fn summary(entry: &TraceEntry) -> Option<String> {
         }
         Detail::RecursionKept { .. } => "a recursive reference is kept as `$defs`".to_owned(),
         Detail::RefShared { .. } => "a shared definition is kept as `$defs`".to_owned(),
+        // The counts change with any edit; that definitions are shared is said per reference.
+        Detail::DefinitionsShared { .. } => return None,
         _ => entry.message(),
     })
 }

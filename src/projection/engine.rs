@@ -84,6 +84,8 @@ pub(crate) struct Engine<'a> {
     merging: usize,
     /// With sharing, how many `$ref`s of the document point at each target.
     references: HashMap<TargetId, usize>,
+    /// The targets kept because they are shared (not for recursion).
+    shared: HashSet<TargetId>,
 }
 
 impl<'a> Engine<'a> {
@@ -119,17 +121,18 @@ impl<'a> Engine<'a> {
             sharing: None,
             merging: 0,
             references: HashMap::new(),
+            shared: HashSet::new(),
         }
     }
 
     /// Keeps every object definition that two or more `$ref`s of the document point at once
-    /// under `$defs`, for a provider whose size limits the inlined copies cross (`why` says by
-    /// how much). A reference is kept only where its definition projects the same wherever it
+    /// under `$defs`, for a provider whose size limits the inlined copies cross (`over` says by
+    /// how much, for the root's trace entry). A reference is kept only where its definition projects the same wherever it
     /// is met and inlining would read the same: not into recursion (a definition reaching a
     /// cycle projects by the path; kept recursion has its own `$defs`), not beneath what flat
     /// mode merges (see [`Self::may_merge`]) and not beside constraints (merged into the
     /// target).
-    pub(crate) fn sharing(self, why: String) -> Engine<'a> {
+    pub(crate) fn sharing(self, over: String) -> Engine<'a> {
         let mut references: HashMap<TargetId, usize> = HashMap::new();
         for site in &self.graph.sites {
             if let Ok(t) = site.target {
@@ -137,7 +140,7 @@ impl<'a> Engine<'a> {
             }
         }
         Engine {
-            sharing: Some(why),
+            sharing: Some(over),
             references,
             ..self
         }
@@ -251,6 +254,16 @@ impl<'a> Engine<'a> {
             return Err(ProjectionError::Cancelled { at: String::new() });
         }
         note_lowered_depth(&plan, &mut out);
+        if let Some(over) = self.sharing.take().filter(|_| !self.shared.is_empty()) {
+            out.trace(
+                Rule::RefInline,
+                vec![String::new()],
+                Detail::DefinitionsShared {
+                    over,
+                    definitions: self.shared.len(),
+                },
+            );
+        }
         keep_root_dialect(self.root, &mut out.value);
         Ok((out, counted))
     }
@@ -585,6 +598,7 @@ impl<'a> Engine<'a> {
     fn shared_reference(&mut self, reference: &str, target: TargetId, orig: &str) -> Out {
         let from = vec![orig.to_owned(), self.graph.pointer(target).to_owned()];
         let (ref_text, definition) = self.keep(target);
+        self.shared.insert(target);
         let mut out = Out::new(json!({ "$ref": ref_text }), false);
         out.trace(
             Rule::RefInline,
@@ -592,7 +606,6 @@ impl<'a> Engine<'a> {
             Detail::RefShared {
                 reference: reference.to_owned(),
                 definition,
-                why: self.sharing.clone().unwrap_or_default(),
             },
         );
         out
@@ -1274,6 +1287,19 @@ mod tests {
         // `Tag` is referenced once; `B` beside `minProperties` and in a union of two objects
         // is inlined there, beside `null` it is kept.
         assert_eq!(defs, ["A", "B"], "{:#}", shared.schema);
+        let root: Vec<&Detail> = shared
+            .trace
+            .iter()
+            .filter(|e| e.at.is_empty())
+            .map(|e| &e.detail)
+            .collect();
+        assert!(
+            root.contains(&&Detail::DefinitionsShared {
+                over: "over".to_owned(),
+                definitions: 2
+            }),
+            "{root:?}"
+        );
         let a = &shared.schema["$defs"]["A"]["properties"];
         assert_eq!(a["b1"], json!({"$ref": "#/$defs/B", "title": "First"}));
         assert!(a["b2"].get("$ref").is_none(), "{a:#}");

@@ -285,8 +285,6 @@ pub(crate) fn project_shared(
 ) -> Result<Projection, ProjectionError> {
     engine::Engine::new(schema, options)
         .linking(linking)
-        .sharing(format!(
-            "inlined at each reference, the schema holds {over}"
-        ))
+        .sharing(over.to_owned())
         .run()
 }

@@ -189,12 +189,19 @@ pub enum Detail {
         definition: String,
     },
     /// Rule 1 for a provider whose size limits the inlined copies cross: the reference is
-    /// kept, its target written once under `$defs`.
+    /// kept, its target written once under `$defs` (the root's [`Detail::DefinitionsShared`]
+    /// says why).
     RefShared {
         reference: String,
         definition: String,
+    },
+    /// At the root: the schema, inlined, is over the provider's counts, so definitions
+    /// referenced from several places are written once.
+    DefinitionsShared {
         /// What inlining would have made the schema hold, against the provider's limits.
-        why: String,
+        over: String,
+        /// How many definitions are written once.
+        definitions: usize,
     },
     /// The default unrolling depth did not fit the unrolling budget; fewer levels were used.
     RecursionLowered {
@@ -342,9 +349,11 @@ impl TraceEntry {
             Detail::RefShared {
                 reference,
                 definition,
-                why,
             } => format!(
-                "`$ref` {reference} kept as a reference to #/$defs/{definition}, written once for every place that refers to it: {why}. The provider takes `$defs` and counts its limits as written; the same values are accepted."
+                "`$ref` {reference} kept as a reference to #/$defs/{definition}, written once for every place that refers to it (the root's entry says why); the same values are accepted."
+            ),
+            Detail::DefinitionsShared { over, definitions } => format!(
+                "Inlined at each reference, the schema would hold {over}: {definitions} object definition(s) referenced from two or more places are written once under `$defs` instead. The provider takes `$defs` and counts its limits as written; the same values are accepted."
             ),
             Detail::RecursionLowered {
                 requested,

@@ -70,7 +70,7 @@ impl Mark {
             // The root says the depth was lowered: a cut of every branch, in advance.
             Detail::RecursionCut { .. } | Detail::RecursionLowered { .. } => Mark::RecursionCut,
             Detail::RecursionKept { .. } => Mark::RecursionKept,
-            Detail::RefShared { .. } => Mark::RefShared,
+            Detail::RefShared { .. } | Detail::DefinitionsShared { .. } => Mark::RefShared,
             Detail::Unresolvable { .. } => Mark::Unresolvable,
             Detail::UnionFlattened { .. } | Detail::SameTagGroup { .. } => Mark::Flattened,
             Detail::UnionKept { .. } => Mark::UnionKept,

@@ -364,6 +364,7 @@ fn loosens(e: &TraceEntry) -> bool {
         Detail::RefInlined { .. }
         | Detail::RecursionKept { .. }
         | Detail::RefShared { .. }
+        | Detail::DefinitionsShared { .. }
         | Detail::DiscriminatorStripped { .. }
         | Detail::TagEnum { .. }
         | Detail::ObjectBuilt { .. }
