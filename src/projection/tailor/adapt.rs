@@ -50,6 +50,12 @@ pub struct Adaptation {
     /// under: the provider's form holds one key there, so the declared property is sent and
     /// this key does not come back.
     pub collided: Vec<String>,
+    /// On the way back: values in the provider's form that could not be read — JSON text that
+    /// is not JSON, a carrier that holds no list of entries or no object — by pointer in what
+    /// the tool is given, where each stays as it came. The provider cannot check what a string
+    /// holds, so a model can send any text there; the tool's own checks have the last word.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
 }
 
 impl Adaptation {
@@ -64,12 +70,22 @@ impl Adaptation {
         self.renamed.extend(part.renamed);
         self.ambiguous.extend(part.ambiguous);
         self.collided.extend(part.collided);
+        self.unread.extend(part.unread);
     }
 
     /// True when `unadapt` gives the payload back exactly.
     pub fn reversible(&self) -> bool {
         self.ambiguous.is_empty() && self.collided.is_empty()
     }
+}
+
+/// What [`PayloadAdapter::read_back`] made of a call in the provider's form.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReadBack {
+    /// What the tool is given.
+    pub payload: Value,
+    /// See [`Adaptation::unread`].
+    pub unread: Vec<String>,
 }
 
 /// The adapters of one tailored schema, ready to apply.
@@ -139,12 +155,21 @@ impl PayloadAdapter {
     }
 
     pub fn unadapt(&self, payload: &Value) -> Value {
+        self.read_back(payload).payload
+    }
+
+    /// [`PayloadAdapter::unadapt`], with the values of `payload` (a call in the provider's
+    /// form) that could not be read back.
+    pub fn read_back(&self, payload: &Value) -> ReadBack {
         let mut value = payload.clone();
+        let mut report = Adaptation::default();
         if !self.is_identity() {
-            let mut ignored = Adaptation::default();
-            self.walk("", &mut value, "", Direction::Unadapt, &mut ignored, 0);
+            self.walk("", &mut value, "", Direction::Unadapt, &mut report, 0);
         }
-        value
+        ReadBack {
+            payload: value,
+            unread: report.unread,
+        }
     }
 
     /// Some adapter sits at `schema` or below it, or may be reached through a `$ref` there.
@@ -173,11 +198,7 @@ impl PayloadAdapter {
         if !self.below(schema_at) {
             return;
         }
-        if let Some(shape) = self
-            .at
-            .get(schema_at)
-            .and_then(|list| list.iter().find(|a| a.reshapes()))
-        {
+        if let Some(shape) = self.reshaping(schema_at) {
             self.reshape(shape, value, instance, dir, report);
             return;
         }
@@ -253,8 +274,18 @@ impl PayloadAdapter {
                 }
                 if let Some(v) = obj.shift_remove(old) {
                     obj.insert(new.clone(), v);
-                    if dir == Direction::Adapt {
-                        report.renamed.push(pointer::push(instance, old));
+                    match dir {
+                        Direction::Adapt => report.renamed.push(pointer::push(instance, old)),
+                        // The parts were read under the provider's name.
+                        Direction::Unadapt => {
+                            let (from, to) =
+                                (pointer::push(instance, old), pointer::push(instance, new));
+                            for at in &mut report.unread {
+                                if pointer::is_within(at, &from) {
+                                    *at = format!("{to}{}", &at[from.len()..]);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -338,8 +369,15 @@ impl PayloadAdapter {
             .filter_map(|k| obj.shift_remove(k).map(|v| (k.clone(), v)))
             .collect();
         let entries = self.entries_of(carrier, others, instance, report);
-        obj.insert(property.to_owned(), Value::Array(entries));
-        report.encoded.push(pointer::push(instance, property));
+        let at = pointer::push(instance, property);
+        let mut carried = Value::Array(entries);
+        // Where the entries nest deeper than the provider allows (or the size limits took
+        // the carrier), the whole list goes as its JSON text.
+        match self.reshaping(carrier) {
+            Some(shape) => self.reshape(shape, &mut carried, &at, Direction::Adapt, report),
+            None => report.encoded.push(at),
+        }
+        obj.insert(property.to_owned(), carried);
     }
 
     /// [`Adapter::KeyEntries`] on the way back: the entries' keys back in the object. An
@@ -355,18 +393,28 @@ impl PayloadAdapter {
         instance: &str,
         report: &mut Adaptation,
     ) {
-        let Some(Value::Array(entries)) = obj.get_mut(property) else {
+        let at = pointer::push(instance, property);
+        let Some(carried) = obj.get_mut(property) else {
             return;
         };
-        let Some(pairs) = self.pairs_of(carrier, entries, instance, report) else {
+        if carried.is_null() {
+            return;
+        }
+        let mut read = carried.clone();
+        if let Some(shape) = self.reshaping(carrier) {
+            let mut text = Adaptation::default();
+            self.reshape(shape, &mut read, &at, Direction::Unadapt, &mut text);
+        }
+        let pairs = match &mut read {
+            Value::Array(entries) => self.pairs_of(carrier, entries, instance, report),
+            _ => None,
+        };
+        let Some(pairs) = pairs else {
+            report.unread.push(at);
             return;
         };
         obj.shift_remove(property);
-        for (k, v) in pairs {
-            if !kept.contains(&k) {
-                obj.insert(k, v);
-            }
-        }
+        put_pairs(obj, pairs, kept, report);
     }
 
     fn object(
@@ -514,6 +562,7 @@ impl PayloadAdapter {
             if again == *value {
                 *value = candidate;
                 report.ambiguous.extend(sub.ambiguous);
+                report.unread.extend(sub.unread);
                 return;
             }
             fallback.get_or_insert((candidate, sub));
@@ -521,6 +570,7 @@ impl PayloadAdapter {
         if let Some((candidate, sub)) = fallback {
             *value = candidate;
             report.ambiguous.extend(sub.ambiguous);
+            report.unread.extend(sub.unread);
         }
     }
 
@@ -581,8 +631,10 @@ impl PayloadAdapter {
                     (Some(k), Value::Object(o)) => o.get(k).and_then(Value::as_str),
                     _ => None,
                 };
-                if let Some(decoded) = text.and_then(|t| serde_json::from_str(t).ok()) {
-                    *value = decoded;
+                let Some(text) = text else { return };
+                match serde_json::from_str(text) {
+                    Ok(decoded) => *value = decoded,
+                    Err(_) => report.unread.push(instance.to_owned()),
                 }
             }
             (Adapter::Entries { at }, Direction::Adapt) => {
@@ -594,9 +646,12 @@ impl PayloadAdapter {
             (Adapter::Entries { at }, Direction::Unadapt) => {
                 let Value::Array(entries) = value else { return };
                 let Some(pairs) = self.pairs_of(at, entries, instance, report) else {
+                    report.unread.push(instance.to_owned());
                     return;
                 };
-                *value = Value::Object(pairs.into_iter().collect());
+                let mut map = Map::new();
+                put_pairs(&mut map, pairs, &[], report);
+                *value = Value::Object(map);
             }
             (Adapter::EnumText { values, .. }, Direction::Adapt) => {
                 if let Some(e) = values.iter().find(|e| same_json(&e.value, value)) {
@@ -667,39 +722,67 @@ impl PayloadAdapter {
         entries: &mut Vec<Value>,
         instance: &str,
         report: &mut Adaptation,
-    ) -> Option<Vec<(String, Value)>> {
+    ) -> Option<Vec<Pair>> {
         let items = pointer::push(at, "items");
         let mut read: Vec<Value> = entries.clone();
+        // An entry whose text cannot be read leaves the whole list unread: the caller says so.
+        let mut whole_entries = Adaptation::default();
         if self.reshaped(&items) {
             for e in &mut read {
-                self.walk(&items, e, instance, Direction::Unadapt, report, 0);
+                self.walk(
+                    &items,
+                    e,
+                    instance,
+                    Direction::Unadapt,
+                    &mut whole_entries,
+                    0,
+                );
             }
         }
         if !read.iter().all(is_entry) {
             return None;
         }
+        report.ambiguous.extend(whole_entries.ambiguous);
         let whole = self.reshaped(&items);
         let value_schema = entry_value_schema(at);
         entries.clear();
         let mut pairs = Vec::with_capacity(read.len());
         for e in read {
             let Value::Object(mut e) = e else { continue };
-            let k = e[ENTRY_KEY].as_str().unwrap_or_default().to_owned();
-            let mut v = e.shift_remove(ENTRY_VALUE).unwrap_or(Value::Null);
+            let key = e[ENTRY_KEY].as_str().unwrap_or_default().to_owned();
+            let mut value = e.shift_remove(ENTRY_VALUE).unwrap_or(Value::Null);
+            let mut own = Adaptation::default();
             if !whole {
-                let here = pointer::push(instance, &k);
-                self.walk(&value_schema, &mut v, &here, Direction::Unadapt, report, 0);
+                let here = pointer::push(instance, &key);
+                self.walk(
+                    &value_schema,
+                    &mut value,
+                    &here,
+                    Direction::Unadapt,
+                    &mut own,
+                    0,
+                );
             }
-            pairs.push((k, v));
+            report.ambiguous.extend(own.ambiguous);
+            pairs.push(Pair {
+                key,
+                value,
+                unread: own.unread,
+            });
         }
         Some(pairs)
     }
 
     /// A reshaping adapter sits at `at`.
     fn reshaped(&self, at: &str) -> bool {
+        self.reshaping(at).is_some()
+    }
+
+    /// The adapter that changes the shape of the value at `at`, if one does.
+    fn reshaping(&self, at: &str) -> Option<&Adapter> {
         self.at
             .get(at)
-            .is_some_and(|list| list.iter().any(Adapter::reshapes))
+            .and_then(|list| list.iter().find(|a| a.reshapes()))
     }
 
     fn satisfies(&self, at: &str, value: &Value) -> bool {
@@ -785,11 +868,37 @@ fn apply(
             bundle(obj, property, kept, instance, report)
         }
         (Adapter::Bundle { property, kept, .. }, Direction::Unadapt) => {
-            unbundle(obj, property, kept)
+            unbundle(obj, property, kept, instance, report)
         }
         // Encodings are applied by `reshape`.
         _ => {}
     }
+}
+
+/// One entry of a map read back, with the values in it that could not be read.
+struct Pair {
+    key: String,
+    value: Value,
+    unread: Vec<String>,
+}
+
+/// Puts `pairs` into `obj`, except those under a key in `skip`; a later pair under the same
+/// key replaces an earlier one, and so do the values it could not read.
+fn put_pairs(
+    obj: &mut Map<String, Value>,
+    pairs: Vec<Pair>,
+    skip: &[String],
+    report: &mut Adaptation,
+) {
+    let mut unread: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for pair in pairs {
+        if skip.contains(&pair.key) {
+            continue;
+        }
+        unread.insert(pair.key.clone(), pair.unread);
+        obj.insert(pair.key, pair.value);
+    }
+    report.unread.extend(unread.into_values().flatten());
 }
 
 /// Every key outside `kept` moves into the JSON text of one object, sent as `property` (absent
@@ -821,16 +930,23 @@ fn bundle(
 
 /// The bundle's keys back in the object. Text that is not an object of keys outside `kept` is
 /// no bundle this adapter made: left as it is (the schema then judges it as a string).
-fn unbundle(obj: &mut Map<String, Value>, property: &str, kept: &[String]) {
+fn unbundle(
+    obj: &mut Map<String, Value>,
+    property: &str,
+    kept: &[String],
+    instance: &str,
+    report: &mut Adaptation,
+) {
     let Some(Value::String(text)) = obj.get(property) else {
         return;
     };
-    let Ok(Value::Object(inner)) = serde_json::from_str::<Value>(text) else {
-        return;
+    let inner = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(inner)) if !inner.keys().any(|k| kept.contains(k)) => inner,
+        _ => {
+            report.unread.push(pointer::push(instance, property));
+            return;
+        }
     };
-    if inner.keys().any(|k| kept.contains(k)) {
-        return;
-    }
     obj.shift_remove(property);
     obj.extend(inner);
 }

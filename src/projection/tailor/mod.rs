@@ -21,7 +21,7 @@ mod tests;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use adapt::{Adaptation, ENTRY_KEY, ENTRY_VALUE, PayloadAdapter};
+pub use adapt::{Adaptation, ENTRY_KEY, ENTRY_VALUE, PayloadAdapter, ReadBack};
 
 use super::Projection;
 use crate::lint::{ANTHROPIC_STRICT_KEYWORDS, Check, Profile};

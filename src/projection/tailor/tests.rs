@@ -1408,7 +1408,9 @@ fn anthropic_strict_carries_an_open_objects_other_keys_as_json_text() {
         json!({"a": "x", "more": "{\"a\": 5}"}),
     ] {
         assert!(v.is_valid(&sent));
-        assert_eq!(adapter.unadapt(&sent), sent);
+        let back = adapter.read_back(&sent);
+        assert_eq!(back.payload, sent);
+        assert_eq!(back.unread, vec!["/more".to_owned()]);
     }
     let close = t
         .projection
@@ -1585,4 +1587,106 @@ fn an_explicit_null_is_kept_apart_from_absent_through_refs_and_default_null() {
         assert!(a.reversible(), "{payload}");
         assert_eq!(adapter.unadapt(&a.payload), payload);
     }
+}
+
+/// An object nested `levels` objects down under `l1`, `l2`, …, with `innermost` at the bottom.
+fn nested_in_objects(levels: usize, innermost: Value) -> Value {
+    (1..=levels).rev().fold(innermost, |inner, i| {
+        json!({"type": "object", "properties": {format!("l{i}"): inner}, "required": [format!("l{i}")]})
+    })
+}
+
+/// The carrier of a deep object's typed other keys nests past OpenAI's 10 levels (carrier,
+/// `items`, `value`), so the whole list of entries goes as JSON text. Until the carrier's own
+/// encoding was applied, other keys there were sent as a bare list the tailored schema refuses,
+/// and a text carrier came back as a key named `more`.
+#[test]
+fn a_carrier_past_the_depth_limit_goes_as_the_json_text_of_its_entries() {
+    let schema = nested_in_objects(
+        9,
+        json!({"type": "object", "properties": {"x": {"type": "string"}},
+               "additionalProperties": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}),
+    );
+    let t = tailored(schema, Profile::OpenAiStrict);
+    let inner: String = (1..=9).map(|i| format!("/properties/l{i}")).collect();
+    let carrier = format!("{inner}/properties/more");
+    assert!(
+        t.adapters
+            .iter()
+            .any(|a| matches!(a, Adapter::JsonText { at, key: None } if *at == carrier)),
+        "{:?}",
+        t.adapters
+    );
+    assert!(errors(Profile::OpenAiStrict, &t.projection.schema).is_empty());
+    let v = validator(&t);
+    let adapter = t.payload_adapter(DRAFT);
+    let payload = payload_at_depth(9, json!({"x": "a", "k": {"n": 1}, "more": {"n": 2}}));
+    let a = adapter.adapt(&payload);
+    assert!(v.is_valid(&a.payload), "{payload} sent as {}", a.payload);
+    let sent_carrier: String = (1..=9).map(|i| format!("/l{i}")).collect::<String>() + "/more";
+    let text = a.payload.pointer(&sent_carrier).and_then(Value::as_str);
+    assert_eq!(
+        text.map(|t| serde_json::from_str::<Value>(t).unwrap()),
+        Some(json!([{"key": "k", "value": {"n": 1}}, {"key": "more", "value": {"n": 2}}])),
+        "{}",
+        a.payload
+    );
+    assert!(a.reversible());
+    let back = adapter.read_back(&a.payload);
+    assert_eq!(back.payload, payload);
+    assert!(back.unread.is_empty());
+    // Text the model makes up there is passed on as it came, and said to be unread.
+    let mut made_up = a.payload.clone();
+    *made_up.pointer_mut(&sent_carrier).unwrap() = json!("not json");
+    assert!(v.is_valid(&made_up));
+    let back = adapter.read_back(&made_up);
+    assert_eq!(back.unread, vec![sent_carrier.clone()]);
+    assert_eq!(
+        back.payload.pointer(&sent_carrier),
+        Some(&json!("not json"))
+    );
+    let mut not_entries = a.payload.clone();
+    *not_entries.pointer_mut(&sent_carrier).unwrap() = json!("[1, 2]");
+    assert_eq!(adapter.read_back(&not_entries).unread, vec![sent_carrier]);
+}
+
+/// `value` under `l1`, …, `l<levels>`.
+fn payload_at_depth(levels: usize, value: Value) -> Value {
+    (1..=levels)
+        .rev()
+        .fold(value, |inner, i| json!({ format!("l{i}"): inner }))
+}
+
+/// Unread text under a property sent under another name is named by the tool's name: the
+/// pointer is into what the tool is given.
+#[test]
+fn unread_text_is_named_where_the_tool_gets_it() {
+    let t = tailored(
+        json!({"type": "object", "properties": {"$ref": {}, "n": {"type": "integer"}}}),
+        Profile::Gemini,
+    );
+    assert!(
+        t.adapters
+            .iter()
+            .any(|a| matches!(a, Adapter::Rename { .. })),
+        "{:?}",
+        t.adapters
+    );
+    let adapter = t.payload_adapter(DRAFT);
+    let sent = adapter.adapt(&json!({"$ref": {"a": 1}, "n": 2})).payload;
+    let mut made_up = sent.clone();
+    let text = sent
+        .as_object()
+        .and_then(|o| o.iter().find(|(k, _)| *k != "n"))
+        .map(|(k, v)| match v {
+            Value::String(_) => format!("/{k}"),
+            _ => format!("/{k}/json"),
+        })
+        .expect("the renamed property is sent");
+    *made_up.pointer_mut(&text).expect("JSON text") = json!("nope");
+    assert!(validator(&t).is_valid(&made_up), "{made_up}");
+    let back = adapter.read_back(&made_up);
+    assert_eq!(back.unread, vec!["/$ref".to_owned()], "{}", back.payload);
+    assert!(back.payload.get("$ref").is_some(), "{}", back.payload);
+    assert!(adapter.read_back(&sent).unread.is_empty());
 }
