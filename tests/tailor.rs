@@ -571,15 +571,21 @@ fn each_alternative_keeps_its_own_bounds() {
     );
 }
 
-#[test]
-fn check_with_a_provider_shows_the_payload_as_sent() {
-    let dir = tempfile::tempdir().unwrap();
-    let manifest = dir.path().join("any.json");
+/// A model with an `Any` field, a `dict[str, str]` and an optional enum, written in `dir`.
+fn any_field_manifest(dir: &std::path::Path) -> std::path::PathBuf {
+    let manifest = dir.join("any.json");
     std::fs::write(
         &manifest,
         r#"{"type":"object","properties":{"data":{"description":"anything"},"labels":{"type":"object","additionalProperties":{"type":"string"}},"level":{"type":"integer","enum":[1,2]}},"required":["data"]}"#,
     )
     .unwrap();
+    manifest
+}
+
+#[test]
+fn check_with_a_provider_shows_the_payload_as_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = any_field_manifest(dir.path());
     let payloads = dir.path().join("any.payloads");
     std::fs::create_dir(&payloads).unwrap();
     std::fs::write(
@@ -830,4 +836,77 @@ fn a_maps_value_schema_reaches_ollama_as_entries() {
             assert_eq!(adapter.unadapt(&a.payload), p);
         }
     }
+}
+
+/// `check --from-model`: calls as the model makes them for the tailored schema, read back for
+/// the tool. A Pydantic `Any` field (JSON text), a `dict[str, str]` (entries) and an optional
+/// field (nullable): a well-formed call gives the tool its payload; made-up text where JSON
+/// text is asked for is named, and passed on; a call outside the tailored schema gives the
+/// tool what the original refuses.
+#[test]
+fn check_from_model_reads_calls_back_for_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = any_field_manifest(dir.path());
+    let file = manifest.to_str().unwrap();
+    let call = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let good = call(
+        "good.json",
+        r#"{"data": "{\"x\": [1, 2]}", "labels": [{"key": "a", "value": "b"}], "level": null, "more": null}"#,
+    );
+    let made_up = call(
+        "made-up.json",
+        r#"{"data": "the whole thing", "labels": null, "level": 2, "more": null}"#,
+    );
+    let wrong = call(
+        "wrong.json",
+        r#"{"data": "1", "labels": [{"key": "a", "value": 5}], "level": null, "more": null}"#,
+    );
+    let check = |calls: &[&str], format: &str| {
+        let mut argv = vec!["check", file];
+        argv.extend_from_slice(calls);
+        argv.extend([
+            "--provider",
+            "openai-strict",
+            "--from-model",
+            "--format",
+            format,
+        ]);
+        run(&argv)
+    };
+    let r = check(&[&good, &made_up], "json");
+    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+    let rows: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(rows[0]["call"]["valid"], true);
+    assert_eq!(
+        rows[0]["tool_gets"],
+        json!({"data": {"x": [1, 2]}, "labels": {"a": "b"}})
+    );
+    assert_eq!(rows[0]["unread"], json!([]));
+    assert_eq!(rows[0]["original"]["valid"], true);
+    // `data` takes anything, so the tool accepts the text itself: named all the same.
+    assert_eq!(
+        rows[1]["tool_gets"],
+        json!({"data": "the whole thing", "level": 2})
+    );
+    assert_eq!(rows[1]["unread"], json!(["/data"]));
+    assert_eq!(rows[1]["original"]["valid"], true);
+
+    let r = check(&[&wrong], "text");
+    assert_eq!(r.code, Some(1), "{}\n{}", r.stdout, r.stderr);
+    for line in [
+        "  call tool  payload",
+        r#"tool gets  {"data":1,"labels":{"a":5}}"#,
+        "original   /labels/a:",
+        "call       /labels/0/value:",
+        "1 call: 0 the tool accepts, 1 the tool rejects, 1 outside the tailored schema, 0 with unread text",
+    ] {
+        assert!(r.stdout.contains(line), "{line}\n{}", r.stdout);
+    }
+
+    let r = run(&["check", file, &good, "--from-model"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
 }

@@ -11,8 +11,8 @@ use schemalens::projection::Links;
 use schemalens::projection::tailor::Adaptation;
 use schemalens::schema::Draft;
 use schemalens::validate::{
-    CheckError, Checker, Class, Correlation, ForeignKey, SchemaError, SideVerdict, Unsoundness,
-    Verdict, discover, payload,
+    CheckError, Checker, Class, Correlation, ForeignKey, Received, SchemaError, SideVerdict,
+    Unsoundness, Verdict, discover, payload,
 };
 use schemalens::{Linking, Mode, Options, Projection, parallel};
 use serde_json::{Value, json};
@@ -59,11 +59,36 @@ struct Item {
     source: Source,
 }
 
+/// What one payload was judged as.
+enum Judged {
+    /// A payload for the tool, against the original and the projection.
+    Payload(Verdict),
+    /// `--from-model`: a call in the tailored schema's form, on its way to the tool.
+    Call(Received),
+}
+
+impl Judged {
+    fn payload(&self) -> Option<&Verdict> {
+        match self {
+            Judged::Payload(v) => Some(v),
+            Judged::Call(_) => None,
+        }
+    }
+
+    /// The original rejects the payload, or the tool would be given something it rejects.
+    fn rejected(&self) -> bool {
+        match self {
+            Judged::Payload(v) => !v.original.valid,
+            Judged::Call(c) => !c.call.valid || !c.original.valid,
+        }
+    }
+}
+
 /// One row of output.
 struct Row {
     tool: usize,
     name: String,
-    outcome: Result<Verdict, String>,
+    outcome: Result<Judged, String>,
     /// `--provider`: what the tailoring's adapter made of the payload the projection judged.
     adapted: Option<Adaptation>,
 }
@@ -96,9 +121,11 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
     // threads instead (its checker is then built on this thread).
     let judge_all = |mine: &[usize], checker: &Checker| -> Vec<Vec<Row>> {
         if tools.len() == 1 {
-            parallel::map(mine, |&k| rows_of(&items[k], checker))
+            parallel::map(mine, |&k| rows_of(&items[k], checker, args.from_model))
         } else {
-            mine.iter().map(|&k| rows_of(&items[k], checker)).collect()
+            mine.iter()
+                .map(|&k| rows_of(&items[k], checker, args.from_model))
+                .collect()
         }
     };
     let mut judged: Vec<Vec<Row>> = items.iter().map(|_| Vec::new()).collect();
@@ -144,7 +171,8 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
                 let projection = given_as_projection(schema, tool, &options);
                 let (notes, checker) =
                     checker_for(tool, projection, args, &options, tool_list_on(*i));
-                let rows = checker.map(|c| parallel::map(mine, |&k| rows_of(&items[k], &c)));
+                let rows = checker
+                    .map(|c| parallel::map(mine, |&k| rows_of(&items[k], &c, args.from_model)));
                 take(*i, mine, (notes, rows))?;
             }
         }
@@ -172,6 +200,13 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
         CheckFormat::Text => {
             let mode = if given.is_some() {
                 "given projection".to_owned()
+            } else if let Some(profile) = args.tailor.provider
+                && args.from_model
+            {
+                format!(
+                    "{}, tailored for {profile} (calls from the model, read back for the tool)",
+                    mode_text(args)
+                )
             } else if let Some(profile) = args.tailor.provider {
                 format!(
                     "{}, tailored for {profile} (payloads adapted before the projection sees them)",
@@ -220,7 +255,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, Failure> {
     }
     let rejected = rows
         .iter()
-        .any(|r| r.outcome.as_ref().is_ok_and(|v| !v.original.valid));
+        .any(|r| r.outcome.as_ref().is_ok_and(Judged::rejected));
     Ok(if unsound > 0 {
         exit::UNSOUND
     } else if unreadable > 0 {
@@ -255,15 +290,31 @@ fn checker_for(
     (notes, checker)
 }
 
-/// The rows of one payload source, judged by its tool's checker.
-fn rows_of(item: &Item, checker: &Checker) -> Vec<Row> {
+/// The rows of one payload source, judged by its tool's checker (as calls from the model with
+/// `from_model`).
+fn rows_of(item: &Item, checker: &Checker, from_model: bool) -> Vec<Row> {
     read(&item.source)
         .into_iter()
-        .map(|(name, parsed)| Row {
-            tool: item.tool,
-            name,
-            adapted: parsed.as_ref().ok().and_then(|value| checker.adapt(value)),
-            outcome: parsed.map(|value| checker.check(&value)),
+        .map(|(name, parsed)| {
+            let (adapted, outcome) = match parsed {
+                Err(e) => (None, Err(e)),
+                Ok(call) if from_model => {
+                    let received = checker
+                        .receive(&call)
+                        .ok_or_else(|| "--from-model needs --provider".to_owned());
+                    (None, received.map(Judged::Call))
+                }
+                Ok(value) => (
+                    checker.adapt(&value),
+                    Ok(Judged::Payload(checker.check(&value))),
+                ),
+            };
+            Row {
+                tool: item.tool,
+                name,
+                adapted,
+                outcome,
+            }
         })
         .collect()
 }
@@ -279,7 +330,11 @@ fn mode_text(args: &CheckArgs) -> String {
 
 fn count(rows: &[Row], class: Class) -> usize {
     rows.iter()
-        .filter(|r| r.outcome.as_ref().is_ok_and(|v| v.class == class))
+        .filter(|r| {
+            r.outcome
+                .as_ref()
+                .is_ok_and(|j| j.payload().is_some_and(|v| v.class == class))
+        })
         .count()
 }
 
@@ -517,7 +572,10 @@ fn print_text(out: &mut String, manifest: &Manifest, rows: &[Row], mode: &str, g
                 clean(&manifest.tools[r.tool].name),
                 clean(&manifest.origin)
             );
-            line!(out, "  orig proj  {:<18} payload", "class");
+            match &r.outcome {
+                Ok(Judged::Call(_)) => line!(out, "  call tool  payload"),
+                _ => line!(out, "  orig proj  {:<18} payload", "class"),
+            }
         }
         let name = clean(&r.name);
         match &r.outcome {
@@ -525,7 +583,16 @@ fn print_text(out: &mut String, manifest: &Manifest, rows: &[Row], mode: &str, g
                 line!(out, "  ?    ?     {:<18} {name}", "unreadable");
                 line!(out, "             {}", clean(e));
             }
-            Ok(v) => {
+            Ok(Judged::Call(c)) => {
+                line!(
+                    out,
+                    "  {}    {}     {name}",
+                    mark(c.call.valid),
+                    mark(c.original.valid)
+                );
+                print_received(out, c);
+            }
+            Ok(Judged::Payload(v)) => {
                 let class = if v.class == Class::Unsound {
                     "UNSOUND".to_owned()
                 } else {
@@ -543,6 +610,17 @@ fn print_text(out: &mut String, manifest: &Manifest, rows: &[Row], mode: &str, g
                 print_details(out, v, given);
             }
         }
+    }
+    let calls: Vec<&Received> = rows
+        .iter()
+        .filter_map(|r| match &r.outcome {
+            Ok(Judged::Call(c)) => Some(c),
+            _ => None,
+        })
+        .collect();
+    if !calls.is_empty() {
+        print_calls_summary(out, rows.len(), &calls);
+        return;
     }
     let mut parts: Vec<String> = [
         Class::BothAccept,
@@ -568,6 +646,52 @@ fn print_text(out: &mut String, manifest: &Manifest, rows: &[Row], mode: &str, g
         if rows.len() == 1 { "" } else { "s" },
         parts.join(", ")
     );
+}
+
+/// How many calls the tool is given as it accepts them, and why the others are not.
+fn print_calls_summary(out: &mut String, rows: usize, calls: &[&Received]) {
+    let count = |f: &dyn Fn(&Received) -> bool| calls.iter().filter(|c| f(c)).count();
+    let mut parts = vec![
+        format!("{} the tool accepts", count(&|c| c.original.valid)),
+        format!("{} the tool rejects", count(&|c| !c.original.valid)),
+        format!("{} outside the tailored schema", count(&|c| !c.call.valid)),
+        format!(
+            "{} with unread text",
+            count(&|c| !c.given.unread.is_empty())
+        ),
+    ];
+    let unreadable = rows - calls.len();
+    if unreadable > 0 {
+        parts.push(format!("{unreadable} unreadable"));
+    }
+    line!(
+        out,
+        "{} call{}: {}",
+        rows,
+        if rows == 1 { "" } else { "s" },
+        parts.join(", ")
+    );
+}
+
+/// A call from the model: why the tailored schema refuses it, what the tool is given, what the
+/// adapter could not read, and why the original refuses what the tool is given.
+fn print_received(out: &mut String, c: &Received) {
+    print_side(out, "call", &c.call);
+    for at in &c.given.unread {
+        line!(
+            out,
+            "{INDENT}{:<11}{}: text the model made up where the adapter expects JSON text, entries or a bundle; given to the tool as it came",
+            "unread",
+            instance(at)
+        );
+    }
+    line!(
+        out,
+        "{INDENT}{:<11}{}",
+        "tool gets",
+        shorten(&c.given.payload.to_string(), 400)
+    );
+    print_side(out, "original", &c.original);
 }
 
 /// What the adapter changed, so that a projection verdict is read against the right payload.
@@ -862,7 +986,17 @@ fn row_json(manifest: &Manifest, r: &Row, args: &CheckArgs) -> Value {
     let tool = &manifest.tools[r.tool].name;
     match &r.outcome {
         Err(e) => json!({"tool": tool, "payload": r.name, "error": e}),
-        Ok(v) => {
+        Ok(Judged::Call(c)) => json!({
+            "tool": tool,
+            "payload": r.name,
+            "mode": args.projection.mode,
+            "provider": args.tailor.provider,
+            "call": side_json(&c.call),
+            "tool_gets": c.given.payload,
+            "unread": c.given.unread,
+            "original": side_json(&c.original),
+        }),
+        Ok(Judged::Payload(v)) => {
             let mut row = json!({
                 "tool": tool,
                 "payload": r.name,

@@ -259,6 +259,11 @@ pub struct CheckArgs {
     /// other keys sent in one more property), as it would be sent.
     #[command(flatten)]
     pub tailor: TailorArgs,
+    /// With --provider: each payload is a call as the model made it, in the tailored schema's
+    /// form. It is checked against the tailored schema, read back by the adapter, and what the
+    /// tool is given is checked against the original.
+    #[arg(long, requires = "provider")]
+    pub from_model: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: CheckFormat,
 }

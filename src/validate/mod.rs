@@ -29,7 +29,7 @@ pub use verdict::{
 
 use crate::lint::Profile;
 use crate::manifest::{SchemaDialect, Tool};
-use crate::projection::tailor::{Adaptation, PayloadAdapter, Tailored};
+use crate::projection::tailor::{Adaptation, PayloadAdapter, ReadBack, Tailored};
 use crate::projection::{OpenBranches, Options, Projection, ProjectionError};
 use crate::schema::Draft;
 use verdict::Compiled;
@@ -69,6 +69,17 @@ pub struct Sent {
     pub returned: Value,
     /// `returned` is the payload itself: nothing is lost on the way.
     pub round_trips: bool,
+}
+
+/// A call the model made, in the tailored schema's form, on its way to the tool: the tailored
+/// schema's verdict on it as it came, what the adapter gives the tool, and the original's
+/// verdict on that. With a strict provider the first verdict is what its decoding enforces;
+/// text inside JSON-text values is the one thing it cannot check, hence `given.unread`.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub call: SideVerdict,
+    pub given: ReadBack,
+    pub original: SideVerdict,
 }
 
 /// One tool's original and projected schemas, compiled once, for any number of payloads.
@@ -246,6 +257,20 @@ impl Checker {
             adaptation,
             verdict,
             returned,
+        })
+    }
+
+    /// `call`, as the model made it for the tailored schema, read back for the tool (see
+    /// [`Received`]); `None` when not tailored.
+    pub fn receive(&self, call: &Value) -> Option<Received> {
+        let (_, adapter) = self.tailored.as_ref()?;
+        let verdict = self.projection.verdict(call, Some(&self.projected.links));
+        let given = adapter.read_back(call);
+        let original = self.original.verdict(&given.payload, None);
+        Some(Received {
+            call: verdict,
+            given,
+            original,
         })
     }
 
