@@ -31,18 +31,34 @@ pub fn server() -> PathBuf {
             std::env::consts::EXE_SUFFIX
         ));
         if !path.exists() {
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let status = Command::new(cargo)
-                .args(["build", "--example", "mcp_fixture_server"])
-                .current_dir(root())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the fixture server failed");
+            build_fixture_server(profile);
         }
         assert!(path.exists(), "no fixture server at {}", path.display());
         path
     })
     .clone()
+}
+
+/// Builds the fixture server where the test executables of `profile` (a
+/// `target/<profile>` folder) look for it: a `--release` run needs a release build.
+fn build_fixture_server(profile: &Path) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build
+        .args(["build", "--example", "mcp_fixture_server", "--target-dir"])
+        .arg(profile.parent().expect("target/<profile>"))
+        .current_dir(root());
+    match profile.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => {}
+        Some("release") => {
+            build.arg("--release");
+        }
+        Some(other) => {
+            build.args(["--profile", other]);
+        }
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(status.success(), "building the fixture server failed");
 }
 
 /// The tools the fixture serves, as written in its file (key order kept).
