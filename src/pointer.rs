@@ -56,6 +56,13 @@ pub fn parent(pointer: &str) -> Option<&str> {
     pointer.rfind('/').map(|i| &pointer[..i])
 }
 
+/// The first token of `pointer` below `ancestor`, still escaped; `None` when `pointer` is not
+/// strictly below `ancestor`.
+pub fn child_token<'p>(pointer: &'p str, ancestor: &str) -> Option<&'p str> {
+    let rest = pointer.strip_prefix(ancestor)?.strip_prefix('/')?;
+    Some(rest.split_once('/').map_or(rest, |(token, _)| token))
+}
+
 /// True when `pointer` is `ancestor` or lies below it.
 pub fn is_within(pointer: &str, ancestor: &str) -> bool {
     pointer == ancestor
@@ -65,6 +72,16 @@ pub fn is_within(pointer: &str, ancestor: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn child_tokens_are_read_only_strictly_below() {
+        assert_eq!(child_token("/a/b~1c/d", "/a"), Some("b~1c"));
+        assert_eq!(child_token("/a/b", "/a"), Some("b"));
+        assert_eq!(child_token("/b", ""), Some("b"));
+        assert_eq!(child_token("/a", "/a"), None);
+        assert_eq!(child_token("/ab/c", "/a"), None);
+        assert_eq!(child_token("/x/a/b", "/a"), None);
+    }
 
     #[test]
     fn escaping_round_trips() {

@@ -636,8 +636,31 @@ impl Links {
     /// lists of their originals: a tailoring that carries many subtrees as JSON text removes
     /// once per carrier, and a pass over every link each time made it quadratic.
     pub(crate) fn remove_within(&mut self, prefix: &str) {
-        let gone: Vec<String> = self
-            .forward
+        self.remove_within_all(&[prefix], |p| crate::pointer::is_within(p, prefix));
+    }
+
+    /// [`Links::remove_within`] of every prefix at once; `gone` tells whether a pointer is at
+    /// or below one of them. Each original's backward list is filtered once, however many of
+    /// the prefixes held copies of it.
+    pub(crate) fn remove_within_all(&mut self, prefixes: &[&str], gone: impl Fn(&str) -> bool) {
+        let mut originals: BTreeSet<String> = BTreeSet::new();
+        for prefix in prefixes {
+            for p in self.forward_within(prefix) {
+                if let Some(list) = self.forward.remove(&p) {
+                    originals.extend(list);
+                }
+            }
+        }
+        for o in &originals {
+            if let Some(list) = self.backward.get_mut(o) {
+                list.retain(|p| !gone(p));
+            }
+        }
+    }
+
+    /// The projection pointers at or below `prefix`.
+    fn forward_within(&self, prefix: &str) -> Vec<String> {
+        self.forward
             .range::<str, _>((
                 std::ops::Bound::Included(prefix),
                 std::ops::Bound::Unbounded,
@@ -645,18 +668,7 @@ impl Links {
             .take_while(|(p, _)| p.starts_with(prefix))
             .filter(|(p, _)| crate::pointer::is_within(p, prefix))
             .map(|(p, _)| p.clone())
-            .collect();
-        let mut originals: BTreeSet<String> = BTreeSet::new();
-        for p in &gone {
-            if let Some(list) = self.forward.remove(p) {
-                originals.extend(list);
-            }
-        }
-        for o in &originals {
-            if let Some(list) = self.backward.get_mut(o) {
-                list.retain(|p| !crate::pointer::is_within(p, prefix));
-            }
-        }
+            .collect()
     }
 
     /// Gives the projection nodes at or below `to` the originals of those at or below `from`

@@ -9,11 +9,12 @@ mod encode;
 mod fit;
 mod merge;
 mod quiet;
+mod renames;
 mod rest;
 mod unroll;
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
@@ -205,7 +206,7 @@ pub(super) fn run_expecting<'p>(
     links.seal();
     let (mode, draft) = (projection.mode, projection.draft);
     let moved = match trace_kept {
-        Trace::Kept => moved_trace(projection, &renames, &schema, trace),
+        Trace::Kept => moved_trace(projection, &renames.into_map(), &schema, trace),
         Trace::Skipped => Vec::new(),
     };
     let draft = if profile == Profile::Gemini {
@@ -498,6 +499,16 @@ fn beyond_rewrite(errors: Vec<Finding>) -> Vec<Unresolved> {
 
 /// Where a projection pointer's node sits now: its own new place, else its nearest ancestor's
 /// (with the rest of the path when that still exists).
+/// Whether `p` lies at or below a key of an object in `replaced` (see [`Walk::forget_below`]).
+fn under_replaced(replaced: &HashMap<String, HashSet<String>>, p: &str) -> bool {
+    p.match_indices('/').any(|(i, _)| {
+        replaced
+            .get(&p[..i])
+            .zip(pointer::child_token(p, &p[..i]))
+            .is_some_and(|(tokens, t)| tokens.contains(t))
+    })
+}
+
 fn renamed(renames: &BTreeMap<String, String>, schema: &Value, at: &str) -> String {
     if let Some(p) = renames.get(at) {
         return p.clone();
@@ -536,7 +547,7 @@ struct Walk<'a> {
     /// By projection pointer, where the node went: read by the trace's move to the tailored
     /// places and by the sound form following the lossy form's carriers and fit plan; written
     /// only when [`Walk::keeps_renames`] (a million entries on a large inlined projection).
-    renames: BTreeMap<String, String>,
+    renames: renames::Renames,
     /// Whether [`Walk::rename`] writes to `renames`: the lint's lossy, untraced tailoring
     /// never reads them.
     keeps_renames: bool,
@@ -589,6 +600,9 @@ struct Walk<'a> {
     /// The property expected to be carried as JSON text, whose inside is walked without
     /// records (lint only; see [`quiet`]).
     quiet: Option<quiet::Quiet>,
+    /// Objects replaced inside [`Walk::deferring_purges`] whose records below are still to be
+    /// forgotten: by object pointer, their escaped keys.
+    deferred: Option<HashMap<String, HashSet<String>>>,
 }
 
 impl<'a> Walk<'a> {
@@ -602,7 +616,7 @@ impl<'a> Walk<'a> {
             draft: projection.draft,
             old_links: &projection.links,
             links: Links::default(),
-            renames: BTreeMap::new(),
+            renames: renames::Renames::default(),
             keeps_renames: true,
             trace: Vec::new(),
             traced: true,
@@ -623,6 +637,7 @@ impl<'a> Walk<'a> {
             merges: merge::Merges::default(),
             projection_schema: &projection.schema,
             quiet: None,
+            deferred: None,
             dropped_maps: if steps(profile).contains(&Step::EncodeDroppedMaps) {
                 maps_losing_their_values(&projection.schema)
             } else {
@@ -1695,13 +1710,72 @@ impl Walk<'_> {
     /// Forgets what was done inside a subschema that was then dropped.
     fn purge(&mut self, prefix: &str) {
         self.note_purge(prefix);
-        self.adapters
-            .retain(|a| !pointer::is_within(a.at(), prefix));
-        self.trace.retain(|e| !pointer::is_within(&e.at, prefix));
-        self.unresolved
-            .retain(|u| !pointer::is_within(&u.pointer, prefix));
-        self.renames.retain(|_, to| !pointer::is_within(to, prefix));
+        self.forget_where(|p| pointer::is_within(p, prefix));
+        self.renames.remove_within(prefix);
         self.links.remove_within(prefix);
+    }
+
+    /// [`Walk::purge`] of `at/k` for every key `k` of `m`, the object replaced at `at`. One
+    /// pass over the records, not one per key; inside [`Walk::deferring_purges`], one pass for
+    /// all the objects replaced there.
+    pub(super) fn purge_keys(&mut self, at: &str, m: &Map<String, Value>) {
+        let tokens: HashSet<String> = m.keys().map(|k| pointer::escape(k).into_owned()).collect();
+        for token in &tokens {
+            self.note_purge(&format!("{at}/{token}"));
+        }
+        match &mut self.deferred {
+            Some(replaced) => replaced.entry(at.to_owned()).or_default().extend(tokens),
+            None => self.forget_below(&HashMap::from([(at.to_owned(), tokens)])),
+        }
+    }
+
+    /// Runs `carry`, whose purges of replaced objects' keys are applied together at the end.
+    /// A walk that carries a thousand values deep in a large schema would otherwise pass over
+    /// every record made so far once per carrier. Only for steps that replace values and read
+    /// no record below what they replaced: a later carrier inside an earlier one finds no
+    /// value there, and one around it reads the records at and above itself.
+    pub(super) fn deferring_purges<R>(&mut self, carry: impl FnOnce(&mut Self) -> R) -> R {
+        if self.deferred.is_some() {
+            return carry(self);
+        }
+        self.deferred = Some(HashMap::new());
+        let result = carry(self);
+        if let Some(replaced) = self.deferred.take()
+            && !replaced.is_empty()
+        {
+            self.forget_below(&replaced);
+        }
+        result
+    }
+
+    /// Forgets the records under the replaced objects: by object pointer, the (escaped) keys
+    /// it had.
+    fn forget_below(&mut self, replaced: &HashMap<String, HashSet<String>>) {
+        let only = (replaced.len() == 1)
+            .then(|| replaced.iter().next())
+            .flatten();
+        // One object (most purges) needs no lookup per level of each pointer.
+        let gone = |p: &str| match only {
+            Some((at, tokens)) => pointer::child_token(p, at).is_some_and(|t| tokens.contains(t)),
+            None => under_replaced(replaced, p),
+        };
+        let prefixes: Vec<String> = replaced
+            .iter()
+            .flat_map(|(at, tokens)| tokens.iter().map(move |t| format!("{at}/{t}")))
+            .collect();
+        for prefix in &prefixes {
+            self.renames.remove_within(prefix);
+        }
+        let prefixes: Vec<&str> = prefixes.iter().map(String::as_str).collect();
+        self.links.remove_within_all(&prefixes, gone);
+        self.forget_where(gone);
+    }
+
+    /// Drops the records made at the pointers `gone` says.
+    fn forget_where(&mut self, gone: impl Fn(&str) -> bool) {
+        self.adapters.retain(|a| !gone(a.at()));
+        self.trace.retain(|e| !gone(&e.at));
+        self.unresolved.retain(|u| !gone(&u.pointer));
     }
 
     // -----------------------------------------------------------------------------------------

@@ -67,10 +67,12 @@ impl Walk<'_> {
                 return;
             }
             cuts.sort_by_key(|&i| std::cmp::Reverse(over.nodes[i].levels));
-            for i in cuts {
-                let node = &over.nodes[i];
-                self.carry_as_text(schema, &node.pointer, node.levels, limit, node.level);
-            }
+            self.deferring_purges(|walk| {
+                for i in cuts {
+                    let node = &over.nodes[i];
+                    walk.carry_as_text(schema, &node.pointer, node.levels, limit, node.level);
+                }
+            });
         }
     }
 
@@ -85,18 +87,20 @@ impl Walk<'_> {
         let Some(limit) = self.depth_limit() else {
             return;
         };
-        for c in carried {
-            let Some(at) = self.renames.get(&c.from).cloned() else {
-                continue;
-            };
-            let carriable = path_to(schema, &at).is_some_and(|path| {
-                let level = path.len() - 1;
-                level > 0 && carriable(schema, &path, level)
-            });
-            if carriable {
-                self.carry_as_text(schema, &at, c.levels, limit, c.level);
+        self.deferring_purges(|walk| {
+            for c in carried {
+                let Some(at) = walk.renames.get(&c.from).cloned() else {
+                    continue;
+                };
+                let carriable = path_to(schema, &at).is_some_and(|path| {
+                    let level = path.len() - 1;
+                    level > 0 && carriable(schema, &path, level)
+                });
+                if carriable {
+                    walk.carry_as_text(schema, &at, c.levels, limit, c.level);
+                }
             }
-        }
+        });
     }
 
     fn carry_as_text(
@@ -142,9 +146,7 @@ impl Walk<'_> {
             self.forget_marker(object, name, at);
         }
         if let Value::Object(m) = &old {
-            for k in m.keys() {
-                self.purge(&pointer::push(at, k));
-            }
+            self.purge_keys(at, m);
         }
         self.adapters.retain(|a| a.at() != at);
         self.adapters.push(Adapter::JsonText {

@@ -678,9 +678,7 @@ impl Walk<'_> {
         key: Option<String>,
     ) -> Value {
         // Whatever was tailored below is replaced by the carrier.
-        for k in m.keys() {
-            self.purge(&pointer::push(out, k));
-        }
+        self.purge_keys(out, m);
         let was: Vec<String> = m
             .keys()
             .filter(|k| !ANNOTATIONS.contains(&k.as_str()))

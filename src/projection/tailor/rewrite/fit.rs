@@ -447,11 +447,7 @@ impl Walk<'_> {
             else {
                 break;
             };
-            let object_from = self
-                .renames
-                .iter()
-                .find(|(_, to)| to.as_str() == &*c.object)
-                .map(|(from, _)| from.clone());
+            let object_from = self.renames.placed_at(&c.object).next().cloned();
             self.fitted.push(Planned {
                 object_from,
                 object_out: c.object.to_string(),
@@ -676,12 +672,7 @@ impl Walk<'_> {
                 _ => format!("`{name}`"),
             });
         // The projection's nodes below the property now live in the bundle.
-        let froms: Vec<String> = self
-            .renames
-            .iter()
-            .filter(|(_, to)| **to == at)
-            .map(|(from, _)| from.clone())
-            .collect();
+        let froms: Vec<String> = self.renames.placed_at(&at).cloned().collect();
         self.markers.remove(&at);
         self.purge(&at);
         for from in froms {

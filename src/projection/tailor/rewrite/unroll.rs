@@ -161,15 +161,17 @@ impl Walk<'_> {
             root.insert(key.to_owned(), Value::Object(defs));
         }
         *schema = Value::Object(root);
-        for (at, level) in carriers {
-            let detail = Tailoring::RecursionCutDeep {
-                profile: self.profile,
-                levels,
-                limit,
-                level,
-            };
-            self.carry_value_as_text(schema, &at, CUT_NOTE, detail);
-        }
+        self.deferring_purges(|walk| {
+            for (at, level) in carriers {
+                let detail = Tailoring::RecursionCutDeep {
+                    profile: walk.profile,
+                    levels,
+                    limit,
+                    level,
+                };
+                walk.carry_value_as_text(schema, &at, CUT_NOTE, detail);
+            }
+        });
     }
 
     /// Gives the copy at `to` the records (adapters, markers, links, trace, unresolved places,
@@ -205,11 +207,7 @@ impl Walk<'_> {
             .collect();
         self.conjoined.extend(conjoined);
         if first {
-            for target in self.renames.values_mut() {
-                if pointer::is_within(target, from) {
-                    *target = moved(target);
-                }
-            }
+            self.renames.move_within(from, moved);
         }
     }
 
