@@ -343,6 +343,8 @@ pub struct App {
     pub options: Options,
     /// The provider the trees are linted for; `None` shows no lint.
     pub profile: Option<Profile>,
+    /// The payload panel reads each payload as the model's call for that provider (`c`).
+    pub calls: bool,
     pub theme: Theme,
     pub mouse: bool,
     pub input: Option<Input>,
@@ -555,6 +557,7 @@ impl App {
             last_tree: Side::Original,
             options,
             profile: None,
+            calls: false,
             theme,
             mouse,
             input: None,
@@ -752,6 +755,7 @@ impl App {
             files,
             index,
             sent_to: self.profile,
+            calls: self.calls,
         });
         let baseline = self.sources[source].baseline();
         let diff = baseline.filter(|_| self.show_changes).map(|baseline| {
@@ -1125,13 +1129,15 @@ impl App {
         let row = &view.payloads[index];
         for (i, original) in [(0, true), (1, false)] {
             let pane = &mut view.panes[i];
-            let mut ids: Vec<NodeId> = match &row.verdict {
-                Ok(v) => payloads::error_nodes(v, original)
-                    .iter()
-                    .filter_map(|p| pane.tree.nearest(p))
-                    .collect(),
-                Err(_) => Vec::new(),
+            let nodes = match (&row.received, &row.verdict) {
+                // A call's errors on the projection side are the tailored schema's, whose
+                // pointers this tree does not show.
+                (Some(call), _) if original => payloads::side_error_nodes(&call.received.original),
+                (Some(_), _) => Vec::new(),
+                (None, Ok(v)) => payloads::error_nodes(v, original),
+                (None, Err(_)) => Vec::new(),
             };
+            let mut ids: Vec<NodeId> = nodes.iter().filter_map(|p| pane.tree.nearest(p)).collect();
             ids.sort_unstable();
             ids.dedup();
             for &id in &ids {
@@ -1458,6 +1464,26 @@ impl App {
         projecting::lint_in_manifest(profile, &forms, Some(job), &self.options).unwrap_or_default()
     }
 
+    /// Payloads read as the model's calls for the chosen provider, or as the tool's payloads
+    /// again. Without a provider there is no tailored form for a call to be in.
+    fn toggle_calls(&mut self) {
+        let Some(profile) = self.profile else {
+            self.message =
+                Some("calls from the model are read for a provider: choose one with p".to_owned());
+            return;
+        };
+        self.calls = !self.calls;
+        self.reload_payloads(None, None);
+        self.message = Some(if self.calls {
+            format!(
+                "payloads read as calls the model made for {}: what the tool gets back",
+                profile.name()
+            )
+        } else {
+            "payloads read as the tool's own again".to_owned()
+        });
+    }
+
     /// Next profile: none, then each in [`Profile::ALL`] order, then none again.
     fn cycle_profile(&mut self) {
         let all = Profile::ALL;
@@ -1469,6 +1495,8 @@ impl App {
                 .and_then(|i| all.get(i + 1))
                 .copied(),
         };
+        // Calls are in a provider's form: with none chosen, payloads are the tool's again.
+        self.calls &= self.profile.is_some();
         if self.relint_in_background() {
             if let Some(p) = self.profile {
                 self.message = Some(format!("{}: linting…", p.name()));
@@ -2528,6 +2556,7 @@ pub fn update(app: &mut App, action: Action) {
         Action::NewPayload => app.edit_payload(true),
         Action::GotoRejecting => app.goto_rejecting(),
         Action::CycleProfile => app.cycle_profile(),
+        Action::ToggleCalls => app.toggle_calls(),
         Action::LintList => app.open_lint(),
         Action::ModelView => app.open_model_view(),
         // Only the lint list has something to go to.

@@ -27,6 +27,8 @@ pub enum Action {
     GotoRejecting,
     /// Next provider lint profile (none → each profile → none).
     CycleProfile,
+    /// Payload panel: read each payload as the model's call for the chosen provider.
+    ToggleCalls,
     LintList,
     /// Ollama's "what the model sees" view.
     ModelView,
@@ -229,6 +231,7 @@ pub const BINDINGS: &[Binding] = &[
     b(S::Payloads, &[code(C::Enter), k('l'), code(C::Right)], A::GotoRejecting, "go to the first node that rejects the payload", Some("to error")),
     b(S::Payloads, &[k('e')], A::EditPayload, "edit the payload in $EDITOR, then check it again", Some("edit")),
     b(S::Payloads, &[k('n')], A::NewPayload, "new payload from the generated skeleton, opened in $EDITOR", Some("new")),
+    b(S::Payloads, &[k('c')], A::ToggleCalls, "read payloads as the model's calls for the provider (p)", Some("calls")),
     b(S::Payloads, &[k('x')], A::CallPayload, "live server: send this payload with tools/call, after asking", None),
     // Trees.
     b(S::Trees, &[k('h'), code(C::Left)], A::Left, "fold the node, or go to its parent", Some("fold")),

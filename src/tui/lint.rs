@@ -393,9 +393,10 @@ fn sent_json(row: &PayloadRow, theme: Theme) -> Vec<Line<'static>> {
 /// `accepted` / `rejected (2 errors)` by the tailored schema; `None` when there is no verdict
 /// (the payload is not JSON, or no checker).
 fn sent_verdict(row: &PayloadRow) -> Option<(bool, usize)> {
-    let side = match &row.sent {
-        Some(sent) => &sent.sent.verdict,
-        None => &row.verdict.as_ref().ok()?.projection,
+    let side = match (&row.received, &row.sent) {
+        (Some(call), _) => &call.received.call,
+        (None, Some(sent)) => &sent.sent.verdict,
+        (None, None) => &row.verdict.as_ref().ok()?.projection,
     };
     Some((side.valid, side.leaf_errors().len()))
 }
@@ -412,6 +413,23 @@ fn verdict_text((valid, errors): (bool, usize)) -> String {
 /// exactly`: lost counts the payloads the projection accepts and the tailored schema refuses.
 fn sent_heading(view: &ToolView, profile: Profile) -> String {
     let total = view.payloads.len();
+    let calls: Vec<&schemalens::validate::Received> = view
+        .payloads
+        .iter()
+        .filter_map(|r| r.received.as_ref().map(|c| &c.received))
+        .collect();
+    if !calls.is_empty() {
+        let count = |keep: fn(&&schemalens::validate::Received) -> bool| {
+            calls.iter().filter(|c| keep(c)).count()
+        };
+        return format!(
+            "Calls from the model for {} (call → the original on what the tool gets): {} of {total} in the tailored schema, {} the tool rejects, {} with unread text",
+            profile.name(),
+            count(|c| c.call.valid),
+            count(|c| !c.original.valid),
+            count(|c| !c.given.unread.is_empty()),
+        );
+    }
     if total == 0 {
         return format!(
             "Payloads sent to {} — none: this tool has no payload files (n in the payload panel makes one)",
@@ -460,6 +478,9 @@ fn sent_row(row: &PayloadRow, selected: bool, theme: Theme) -> Line<'static> {
             Span::styled("  cannot be checked (see the payload panel)", theme.dim()),
         ]);
     };
+    if let Some(call) = &row.received {
+        return call_row(row, &call.received, marker, selected, theme);
+    }
     let before = row
         .verdict
         .as_ref()
@@ -503,9 +524,21 @@ fn sent_row(row: &PayloadRow, selected: bool, theme: Theme) -> Line<'static> {
     if let Some(e) = row.expectation {
         notes.push(format!("named {}", super::payloads::expectation_text(e)));
     }
+    let head = Span::styled(format!("{glyph} {:<20} ", verdict_text(verdict)), style);
+    list_row([marker, head], row, &notes, selected, theme)
+}
+
+/// A payload's row in the list: marker and verdicts, the name, then the notes.
+fn list_row(
+    [marker, head]: [Span<'static>; 2],
+    row: &PayloadRow,
+    notes: &[String],
+    selected: bool,
+    theme: Theme,
+) -> Line<'static> {
     let line = Line::from(vec![
         marker,
-        Span::styled(format!("{glyph} {:<20} ", verdict_text(verdict)), style),
+        head,
         Span::raw(clip(&row.name(), 60)),
         Span::styled(format!("  · {}", notes.join(" · ")), theme.dim()),
     ]);
@@ -516,9 +549,46 @@ fn sent_row(row: &PayloadRow, selected: bool, theme: Theme) -> Line<'static> {
     }
 }
 
+/// A call's row: the tailored schema's verdict on it, then the original's on what the tool gets.
+fn call_row(
+    row: &PayloadRow,
+    call: &schemalens::validate::Received,
+    marker: Span<'static>,
+    selected: bool,
+    theme: Theme,
+) -> Line<'static> {
+    let mark = |valid: bool| if valid { "✓" } else { "✗" };
+    let good = call.call.valid && call.original.valid;
+    let mut notes = vec![format!(
+        "the tool gets what the original {}",
+        if call.original.valid {
+            "accepts"
+        } else {
+            "rejects"
+        }
+    )];
+    if !call.given.unread.is_empty() {
+        notes.push(format!("{} unread", call.given.unread.len()));
+    }
+    let verdict = (call.call.valid, call.call.leaf_errors().len());
+    let head = Span::styled(
+        format!(
+            "{}→{} {:<20} ",
+            mark(call.call.valid),
+            mark(call.original.valid),
+            verdict_text(verdict)
+        ),
+        if good { theme.dim() } else { theme.error() },
+    );
+    list_row([marker, head], row, &notes, selected, theme)
+}
+
 /// The detail part for a selected payload: the tailored schema's errors, what changed, and the
 /// payload taken back.
 fn sent_detail(row: &PayloadRow, profile: Profile, theme: Theme) -> Vec<Line<'static>> {
+    if let Some(call) = &row.received {
+        return super::payloads::call_lines(row, call, theme);
+    }
     let mut out = vec![Line::from(vec![
         Span::styled(escape(&row.name()).into_owned(), theme.heading()),
         Span::raw(format!(

@@ -31,6 +31,29 @@ pub struct PayloadRow {
     pub verdict: Result<Verdict, String>,
     /// With a provider chosen (`p`): the payload as `project --provider` would have it sent.
     pub sent: Option<Sent>,
+    /// With calls read as the model's (`c`): the payload taken as a call in the provider's
+    /// form, read back for the tool. `sent` is then `None`: what the file holds is no
+    /// payload of the tool's.
+    pub received: Option<FromModel>,
+}
+
+/// A call as the model made it for a provider's tailored schema, and what the tool is given
+/// (the library's [`schemalens::validate::Received`], as `check --from-model` reads it).
+#[derive(Debug, Clone)]
+pub struct FromModel {
+    pub profile: Profile,
+    pub received: schemalens::validate::Received,
+}
+
+/// The provider the payload panel sends payloads to, and how it reads them.
+#[derive(Debug, Clone, Copy)]
+pub struct Provider<'a> {
+    pub profile: Profile,
+    /// The options the tailored schema is made with.
+    pub options: &'a Options,
+    /// Each payload is a call the model made for the tailored schema, not a payload of the
+    /// tool's.
+    pub calls: bool,
 }
 
 /// A payload as sent to a provider: adapted for the tailored schema, that schema's verdict, and
@@ -88,9 +111,10 @@ pub fn discover_in(folder: Option<PathBuf>, manifest: &Manifest) -> Vec<PayloadF
 /// `options`). A file's text is taken from `texts` (what the watcher read) when it is there,
 /// else read from disk.
 ///
-/// With `sent_to` (the provider chosen with `p`, and the projection options), each payload is
-/// also adapted for that provider's tailored schema and judged by it, as `check --provider`
-/// does.
+/// With `sent_to` (the provider chosen with `p`), each payload is also adapted for that
+/// provider's tailored schema and judged by it, as `check --provider` does; or, with
+/// [`Provider::calls`], read as the model's call and read back for the tool, as
+/// `check --from-model` does.
 pub fn check_all(
     files: &[PayloadFile],
     index: usize,
@@ -98,7 +122,7 @@ pub fn check_all(
     projection: &Projection,
     options: &Options,
     texts: &HashMap<PathBuf, Vec<u8>>,
-    sent_to: Option<(Profile, &Options)>,
+    sent_to: Option<Provider<'_>>,
 ) -> (Vec<PayloadRow>, Option<String>) {
     let files: Vec<&PayloadFile> = files.iter().filter(|f| f.tool == index).collect();
     if files.is_empty() {
@@ -111,9 +135,10 @@ pub fn check_all(
         Err(e) => return (Vec::new(), Some(e.to_string())),
     };
     // Only the profiles that rewrite something; the others send the projection as it is.
+    let calls = sent_to.is_some_and(|p| p.calls);
     let tailored = sent_to
-        .filter(|(profile, _)| {
-            steps(*profile).iter().any(|s| {
+        .filter(|p| {
+            steps(p.profile).iter().any(|s| {
                 !matches!(
                     s,
                     schemalens::projection::tailor::Step::RootObject
@@ -121,9 +146,9 @@ pub fn check_all(
                 )
             })
         })
-        .and_then(|(profile, options)| {
-            let t = schemalens::tailor_tool(tool, options, profile).ok()?;
-            Some((profile, Checker::tailored(tool, t).ok()?))
+        .and_then(|p| {
+            let t = schemalens::tailor_tool(tool, p.options, p.profile).ok()?;
+            Some((p.profile, Checker::tailored(tool, t).ok()?))
         });
     let mut rows = Vec::new();
     for file in files {
@@ -143,6 +168,7 @@ pub fn check_all(
                     value: None,
                     verdict: Err(format!("{origin}: cannot read: {e}")),
                     sent: None,
+                    received: None,
                 });
                 continue;
             }
@@ -165,12 +191,22 @@ pub fn check_all(
                 (Err(e), _) => Err(e.clone()),
                 (Ok(_), None) => Err("no checker".to_owned()),
             };
-            let sent = match (&value, &tailored) {
-                (Ok(v), Some((profile, t))) => t.send(v).map(|sent| Sent {
-                    profile: *profile,
-                    sent,
-                }),
-                _ => None,
+            let (sent, received) = match (&value, &tailored) {
+                (Ok(v), Some((profile, t))) if calls => (
+                    None,
+                    t.receive(v).map(|received| FromModel {
+                        profile: *profile,
+                        received,
+                    }),
+                ),
+                (Ok(v), Some((profile, t))) => (
+                    t.send(v).map(|sent| Sent {
+                        profile: *profile,
+                        sent,
+                    }),
+                    None,
+                ),
+                _ => (None, None),
             };
             rows.push(PayloadRow {
                 path: file.path.clone(),
@@ -179,6 +215,7 @@ pub fn check_all(
                 value: value.ok(),
                 verdict,
                 sent,
+                received,
             });
         }
     }
@@ -241,8 +278,13 @@ pub fn expectation_text(e: Expectation) -> &'static str {
     }
 }
 
-/// The list row: class marks, name, and `!` when the verdict contradicts the file name.
+/// The list row: class marks, name, and `!` when the verdict contradicts the file name. A call
+/// from the model shows the tailored schema's verdict on it, then the original's on what the
+/// tool gets, and how much text could not be read.
 pub fn row_line(row: &PayloadRow, options: &Options, theme: Theme) -> Line<'static> {
+    if let Some(call) = &row.received {
+        return call_row_line(row, call, theme);
+    }
     let mut spans = Vec::new();
     match row.class() {
         Some(class) => spans.push(Span::styled(class_glyphs(class), theme.class(class))),
@@ -256,13 +298,105 @@ pub fn row_line(row: &PayloadRow, options: &Options, theme: Theme) -> Line<'stat
     Line::from(spans)
 }
 
+fn call_row_line(row: &PayloadRow, call: &FromModel, theme: Theme) -> Line<'static> {
+    let r = &call.received;
+    let mark = |valid: bool| if valid { "✓" } else { "✗" };
+    let good = r.call.valid && r.original.valid;
+    let mut spans = vec![Span::styled(
+        format!("{}→{} ", mark(r.call.valid), mark(r.original.valid)),
+        if good { theme.dim() } else { theme.error() },
+    )];
+    // Before the name, which the narrow panel clips first.
+    if !r.given.unread.is_empty() {
+        spans.push(Span::styled(
+            format!("unread:{} ", r.given.unread.len()),
+            theme.error(),
+        ));
+    }
+    spans.push(Span::raw(clip(&row.name(), 60)));
+    Line::from(spans)
+}
+
+/// The detail for a call from the model: the tailored schema's verdict, the text the adapter
+/// could not read, the original's verdict on what the tool gets, then that and the call.
+pub fn call_lines(row: &PayloadRow, call: &FromModel, theme: Theme) -> Vec<Line<'static>> {
+    let r = &call.received;
+    let mut out = vec![
+        Line::from(vec![
+            Span::styled(escape(&row.name()).into_owned(), theme.heading()),
+            Span::styled(
+                format!(
+                    "  a call the model made for {} (c: read it as the tool's payload)",
+                    call.profile.name()
+                ),
+                theme.dim(),
+            ),
+        ]),
+        side_line("the tailored schema", &r.call, theme),
+    ];
+    out.extend(r.call.leaf_errors().iter().map(|e| error_line(e, theme)));
+    if !r.given.unread.is_empty() {
+        out.push(Line::styled(
+            "text the adapter could not read (given to the tool as it came; the provider cannot check what a string holds):",
+            theme.error(),
+        ));
+        for at in &r.given.unread {
+            out.push(Line::from(vec![
+                Span::styled("  payload ", theme.dim()),
+                Span::styled(
+                    escape(if at.is_empty() { "/" } else { at }).into_owned(),
+                    theme.pointer(),
+                ),
+            ]));
+        }
+    }
+    out.push(side_line(
+        "the original, on what the tool gets",
+        &r.original,
+        theme,
+    ));
+    out.extend(
+        r.original
+            .leaf_errors()
+            .iter()
+            .map(|e| error_line(e, theme)),
+    );
+    out.push(Line::from(""));
+    out.push(Line::styled("the tool gets", theme.heading()));
+    out.extend(super::overlay::json_lines(&r.given.payload, theme, 400));
+    if let Some(value) = &row.value {
+        out.push(Line::from(""));
+        out.push(Line::styled("the call", theme.heading()));
+        out.extend(super::overlay::json_lines(value, theme, 400));
+    }
+    out
+}
+
+/// `title: accepts`, or `title: rejects (N errors)`.
+fn side_line(title: &str, side: &schemalens::validate::SideVerdict, theme: Theme) -> Line<'static> {
+    let verdict = if side.valid {
+        "accepts".to_owned()
+    } else {
+        let n = side.leaf_errors().len();
+        format!("rejects ({n} error{})", if n == 1 { "" } else { "s" })
+    };
+    Line::from(vec![
+        Span::styled(format!("{title}: "), theme.heading()),
+        Span::raw(verdict),
+    ])
+}
+
 /// Pointers of the nodes that reject the payload on one side.
 pub fn error_nodes(verdict: &Verdict, original: bool) -> Vec<String> {
-    let side = if original {
+    side_error_nodes(if original {
         &verdict.original
     } else {
         &verdict.projection
-    };
+    })
+}
+
+/// Pointers of the nodes that reject a value on `side`.
+pub fn side_error_nodes(side: &schemalens::validate::SideVerdict) -> Vec<String> {
     side.leaf_errors().iter().map(|e| e.node.clone()).collect()
 }
 
@@ -291,6 +425,11 @@ pub fn detail_lines(
     theme: Theme,
     more: Vec<Line<'static>>,
 ) -> Vec<Line<'static>> {
+    if let Some(call) = &row.received {
+        let mut out = call_lines(row, call, theme);
+        out.extend(more);
+        return out;
+    }
     let mut out = Vec::new();
     let mut head = vec![Span::styled(
         escape(&row.name()).into_owned(),

@@ -82,6 +82,8 @@ pub struct PayloadJob {
     pub texts: HashMap<PathBuf, Vec<u8>>,
     /// The provider each payload is also adapted and checked for.
     pub sent_to: Option<Profile>,
+    /// Each payload is read as the model's call for that provider's tailored schema.
+    pub calls: bool,
 }
 
 /// A tool and its baseline version, each in a manifest of its own (the diff reads a
@@ -505,7 +507,11 @@ pub fn compute_with(
             p,
             &options,
             &job.texts,
-            job.sent_to.map(|profile| (profile, &options)),
+            job.sent_to.map(|profile| payloads::Provider {
+                profile,
+                options: &options,
+                calls: job.calls,
+            }),
         ),
         _ => (Vec::new(), None),
     };

@@ -218,7 +218,10 @@ fn render_payloads(app: &App, frame: &mut Frame, area: Rect) {
     let focused = app.focus == Pane::Payloads;
     let theme = app.theme;
     let rows = app.view.as_ref().map_or(&[][..], |v| &v.payloads[..]);
-    let title = format!(" Payloads {} ", rows.len());
+    let title = match rows.iter().find_map(|r| r.received.as_ref()) {
+        Some(call) => format!(" Calls for {} {} ", call.profile.name(), rows.len()),
+        None => format!(" Payloads {} ", rows.len()),
+    };
     let block = pane_block(app, Line::from(title), focused);
     let error = app.view.as_ref().and_then(|v| v.payload_error.as_deref());
     if rows.is_empty() {

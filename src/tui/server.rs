@@ -317,7 +317,12 @@ impl App {
             self.message = Some("no payload selected: n writes one".to_owned());
             return;
         };
-        let Some(arguments) = row.value.clone() else {
+        // A call from the model reaches the tool as the adapter reads it back.
+        let given = row
+            .received
+            .as_ref()
+            .map(|c| c.received.given.payload.clone());
+        let Some(arguments) = given.or_else(|| row.value.clone()) else {
             self.message = Some("this payload is not valid JSON: nothing to send".to_owned());
             return;
         };

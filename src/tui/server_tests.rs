@@ -423,6 +423,46 @@ fn the_answer_is_kept_with_the_payload() {
     assert!(detail_text(&l.app).contains("server: the tool reported an error (isError)"));
 }
 
+/// Read as a call the model made for openai-strict (`c`), a payload reaches the server as the
+/// adapter gives it to the tool: the `null` strict mode asked for in place of an absent
+/// property is not sent.
+#[test]
+fn a_call_from_the_model_is_sent_as_the_tool_gets_it() {
+    let mut l = live();
+    let dir = l._payloads.path().join("delete_everything");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("call.json"), r#"{"confirm": null}"#).unwrap();
+    l.connect();
+    update(&mut l.app, Action::Top);
+    l.app.focus = Pane::Tools;
+    for _ in 0..3 {
+        update(&mut l.app, Action::Down);
+    }
+    while l.app.profile != Some(schemalens::lint::Profile::OpenAiStrict) {
+        update(&mut l.app, Action::CycleProfile);
+    }
+    update(&mut l.app, Action::FocusNext);
+    assert_eq!(l.app.focus, Pane::Payloads);
+    update(&mut l.app, Action::ToggleCalls);
+    let row = l.app.payload_row().expect("the call");
+    assert_eq!(row.name(), "call.json");
+    let given = &row
+        .received
+        .as_ref()
+        .expect("read as a call")
+        .received
+        .given;
+    assert_eq!(given.payload, json!({}));
+    update(&mut l.app, Action::CallPayload);
+    update(&mut l.app, Action::ConfirmCall);
+    let requests = l.app.server_requests();
+    let [ServerRequest::Call(call)] = requests.as_slice() else {
+        panic!("one call: {requests:?}");
+    };
+    assert_eq!(call.key.tool, "delete_everything");
+    assert_eq!(call.arguments, json!({}));
+}
+
 #[test]
 fn calling_needs_a_connected_live_server() {
     let mut l = live();

@@ -1464,6 +1464,136 @@ fn select_sent_payload(app: &mut App, name: &str) {
     assert_eq!(super::lint::payload_at(view, selected), Some(index));
 }
 
+/// A copy of the `json-value-pydantic` sample whose payload folder holds calls as a model
+/// makes them for openai-strict's tailored schema: one as the adapter sends a valid payload,
+/// one with made-up text where JSON text belongs, one with the map sent as an object (the
+/// tailored schema wants its entries).
+fn calls_app(dir: &std::path::Path) -> App {
+    std::fs::copy(sample("json-value-pydantic.json"), dir.join("tool.json")).unwrap();
+    let calls = dir.join("tool.payloads");
+    std::fs::create_dir(&calls).unwrap();
+    let good = json!({
+        "key": "limits",
+        "value": {"json": "{\"cpu\":[1,2.5,{\"burst\":true}]}"},
+        "labels": [{"key": "owner", "value": "\"ops\""}, {"key": "tier", "value": "3"}],
+        "more": null
+    });
+    let mut made_up = good.clone();
+    made_up["value"]["json"] = json!("not json");
+    let mut as_object = good.clone();
+    as_object["labels"] = json!({"owner": "ops"});
+    for (name, call) in [
+        ("a-good.json", good),
+        ("b-made-up.json", made_up),
+        ("c-object.json", as_object),
+    ] {
+        std::fs::write(calls.join(name), call.to_string()).unwrap();
+    }
+    let mut app = App::load(&[dir.join("tool.json")], Options::flat(), PLAIN, true);
+    update(
+        &mut app,
+        Action::Resize {
+            width: 160,
+            height: 45,
+        },
+    );
+    app
+}
+
+/// With a provider chosen, `c` reads each payload as the model's call: the tailored schema's
+/// verdict, the text the adapter could not read, what the tool gets and the original's verdict
+/// on it, as `check --from-model` gives them.
+#[test]
+fn payload_panel_reads_calls_from_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = calls_app(dir.path());
+    while app.focus != Pane::Payloads {
+        key(&mut app, KeyCode::Tab);
+    }
+    keys(&mut app, "c");
+    assert!(!app.calls, "no provider, no tailored form to read calls in");
+    assert!(
+        screen(&app).contains("choose one with p"),
+        "{}",
+        screen(&app)
+    );
+    while app.profile != Some(Profile::OpenAiStrict) {
+        keys(&mut app, "p");
+    }
+    keys(&mut app, "c");
+    assert!(app.calls);
+    let rows = &app.view.as_ref().unwrap().payloads;
+    let read: Vec<(String, bool, bool, Vec<String>)> = rows
+        .iter()
+        .map(|r| {
+            let c = &r.received.as_ref().expect("read as a call").received;
+            (
+                r.name(),
+                c.call.valid,
+                c.original.valid,
+                c.given.unread.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        read,
+        vec![
+            ("a-good.json".to_owned(), true, true, vec![]),
+            (
+                "b-made-up.json".to_owned(),
+                true,
+                true,
+                vec!["/value".to_owned()]
+            ),
+            ("c-object.json".to_owned(), false, true, vec![]),
+        ]
+    );
+    assert_eq!(
+        rows[0].received.as_ref().unwrap().received.given.payload,
+        json!({"key": "limits", "value": {"cpu": [1, 2.5, {"burst": true}]}, "labels": {"owner": "ops", "tier": 3}})
+    );
+    keys(&mut app, "j");
+    let text = screen(&app);
+    snap("payload_panel_calls_from_the_model", &text);
+    assert!(text.contains("Calls for openai-strict 3"), "{text}");
+    assert!(text.contains("▸ ✓→✓ unread:1 b-made-up.json"), "{text}");
+    assert!(text.contains("text the adapter could not read"), "{text}");
+    assert!(text.contains(r#""json": "not json""#), "{text}");
+    keys(&mut app, "j");
+    let text = screen(&app);
+    assert!(text.contains("the tailored schema: rejects"), "{text}");
+    // The lint list counts them as calls too.
+    keys(&mut app, "L");
+    let text = screen(&app);
+    assert!(
+        text.contains("Calls from the model for openai-strict (call → the original on what the tool gets): 2 of 3 in the tailored schema, 0 the tool rejects, 1 with unread text"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  ✓→✓ accepted             a-good.json  · the tool gets what the original accepts"
+        ),
+        "{text}"
+    );
+    key(&mut app, KeyCode::Esc);
+    // Back to the tool's payloads, and none read as calls once no provider is chosen.
+    keys(&mut app, "c");
+    assert!(
+        app.view
+            .as_ref()
+            .unwrap()
+            .payloads
+            .iter()
+            .all(|r| r.received.is_none())
+    );
+    keys(&mut app, "c");
+    while app.profile.is_some() {
+        keys(&mut app, "p");
+    }
+    assert!(!app.calls);
+    assert!(screen(&app).contains(" Payloads 3 "), "{}", screen(&app));
+}
+
 /// Under the tailored schema, the lint list shows each payload as the provider is sent it
 /// (values it cannot take as they are go as JSON text or key/value entries), the tailored
 /// schema's verdict, and whether the tool gets it back; Enter opens it in the payload panel.
