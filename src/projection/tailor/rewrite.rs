@@ -497,8 +497,6 @@ fn beyond_rewrite(errors: Vec<Finding>) -> Vec<Unresolved> {
         .collect()
 }
 
-/// Where a projection pointer's node sits now: its own new place, else its nearest ancestor's
-/// (with the rest of the path when that still exists).
 /// Whether `p` lies at or below a key of an object in `replaced` (see [`Walk::forget_below`]).
 fn under_replaced(replaced: &HashMap<String, HashSet<String>>, p: &str) -> bool {
     p.match_indices('/').any(|(i, _)| {
@@ -509,6 +507,8 @@ fn under_replaced(replaced: &HashMap<String, HashSet<String>>, p: &str) -> bool 
     })
 }
 
+/// Where a projection pointer's node sits now: its own new place, else its nearest ancestor's
+/// (with the rest of the path when that still exists).
 fn renamed(renames: &BTreeMap<String, String>, schema: &Value, at: &str) -> String {
     if let Some(p) = renames.get(at) {
         return p.clone();
