@@ -557,8 +557,6 @@ fn call_row(
     selected: bool,
     theme: Theme,
 ) -> Line<'static> {
-    let mark = |valid: bool| if valid { "✓" } else { "✗" };
-    let good = call.call.valid && call.original.valid;
     let mut notes = vec![format!(
         "the tool gets what the original {}",
         if call.original.valid {
@@ -573,12 +571,11 @@ fn call_row(
     let verdict = (call.call.valid, call.call.leaf_errors().len());
     let head = Span::styled(
         format!(
-            "{}→{} {:<20} ",
-            mark(call.call.valid),
-            mark(call.original.valid),
+            "{} {:<20} ",
+            super::payloads::call_glyphs(call),
             verdict_text(verdict)
         ),
-        if good { theme.dim() } else { theme.error() },
+        super::payloads::call_style(call, theme),
     );
     list_row([marker, head], row, &notes, selected, theme)
 }

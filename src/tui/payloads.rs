@@ -298,13 +298,26 @@ pub fn row_line(row: &PayloadRow, options: &Options, theme: Theme) -> Line<'stat
     Line::from(spans)
 }
 
+/// Two marks, the tailored schema's on the call then the original's on what the tool gets.
+pub fn call_glyphs(r: &schemalens::validate::Received) -> String {
+    let mark = |valid: bool| if valid { "✓" } else { "✗" };
+    format!("{}→{}", mark(r.call.valid), mark(r.original.valid))
+}
+
+/// Dim when both accept, an error otherwise.
+pub fn call_style(r: &schemalens::validate::Received, theme: Theme) -> ratatui::style::Style {
+    if r.call.valid && r.original.valid {
+        theme.dim()
+    } else {
+        theme.error()
+    }
+}
+
 fn call_row_line(row: &PayloadRow, call: &FromModel, theme: Theme) -> Line<'static> {
     let r = &call.received;
-    let mark = |valid: bool| if valid { "✓" } else { "✗" };
-    let good = r.call.valid && r.original.valid;
     let mut spans = vec![Span::styled(
-        format!("{}→{} ", mark(r.call.valid), mark(r.original.valid)),
-        if good { theme.dim() } else { theme.error() },
+        format!("{} ", call_glyphs(r)),
+        call_style(r, theme),
     )];
     // Before the name, which the narrow panel clips first.
     if !r.given.unread.is_empty() {
