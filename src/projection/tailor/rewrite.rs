@@ -8,6 +8,7 @@ mod distribute;
 mod encode;
 mod fit;
 mod merge;
+mod placed;
 mod quiet;
 mod renames;
 mod rest;
@@ -23,6 +24,7 @@ use encode::{Position, carrier_keys};
 #[cfg(test)]
 pub(super) use fit::expected_carrier;
 pub(super) use fit::over_count_limits;
+use placed::Placed;
 
 use super::{
     Adapter, KeywordSet, NullForm, Step, TailorOptions, Tailored, Tailoring, Trace, Unresolved,
@@ -196,9 +198,11 @@ pub(super) fn run_expecting<'p>(
         renames,
         trace,
         adapters,
-        mut unresolved,
+        unresolved,
         ..
     } = t;
+    let (trace, adapters, mut unresolved) =
+        (trace.into_vec(), adapters.into_vec(), unresolved.into_vec());
     if profile == Profile::Ollama {
         unresolved.extend(beyond_any_rewrite(&schema));
     }
@@ -551,11 +555,11 @@ struct Walk<'a> {
     /// Whether [`Walk::rename`] writes to `renames`: the lint's lossy, untraced tailoring
     /// never reads them.
     keeps_renames: bool,
-    trace: Vec<TraceEntry>,
+    trace: Placed<TraceEntry>,
     /// Whether [`Walk::record`] writes to `trace` (see [`Trace`]).
     traced: bool,
-    adapters: Vec<Adapter>,
-    unresolved: Vec<Unresolved>,
+    adapters: Placed<Adapter>,
+    unresolved: Placed<Unresolved>,
     /// Tailored pointers of schemas that apply together with their parent's keywords to the
     /// same object (an `allOf` part, …): closing one would reject the keys the other allows.
     conjoined: std::collections::HashSet<String>,
@@ -618,10 +622,10 @@ impl<'a> Walk<'a> {
             links: Links::default(),
             renames: renames::Renames::default(),
             keeps_renames: true,
-            trace: Vec::new(),
+            trace: Placed::default(),
             traced: true,
-            adapters: Vec::new(),
-            unresolved: Vec::new(),
+            adapters: Placed::default(),
+            unresolved: Placed::default(),
             conjoined: std::collections::HashSet::new(),
             shared_targets,
             shared: false,
@@ -1710,7 +1714,7 @@ impl Walk<'_> {
     /// Forgets what was done inside a subschema that was then dropped.
     fn purge(&mut self, prefix: &str) {
         self.note_purge(prefix);
-        self.forget_where(|p| pointer::is_within(p, prefix));
+        self.forget_within(prefix);
         self.renames.remove_within(prefix);
         self.links.remove_within(prefix);
     }
@@ -1765,17 +1769,18 @@ impl Walk<'_> {
             .collect();
         for prefix in &prefixes {
             self.renames.remove_within(prefix);
+            self.forget_within(prefix);
         }
         let prefixes: Vec<&str> = prefixes.iter().map(String::as_str).collect();
         self.links.remove_within_all(&prefixes, gone);
-        self.forget_where(gone);
     }
 
-    /// Drops the records made at the pointers `gone` says.
-    fn forget_where(&mut self, gone: impl Fn(&str) -> bool) {
-        self.adapters.retain(|a| !gone(a.at()));
-        self.trace.retain(|e| !gone(&e.at));
-        self.unresolved.retain(|u| !gone(&u.pointer));
+    /// Drops the records (adapters, trace entries, unresolved places) made at or below
+    /// `prefix`.
+    fn forget_within(&mut self, prefix: &str) {
+        self.adapters.remove_within(prefix);
+        self.trace.remove_within(prefix);
+        self.unresolved.remove_within(prefix);
     }
 
     // -----------------------------------------------------------------------------------------

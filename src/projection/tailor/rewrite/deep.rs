@@ -148,7 +148,7 @@ impl Walk<'_> {
         if let Value::Object(m) = &old {
             self.purge_keys(at, m);
         }
-        self.adapters.retain(|a| a.at() != at);
+        self.adapters.remove_at(at, |_| true);
         self.adapters.push(Adapter::JsonText {
             at: at.to_owned(),
             key: None,
@@ -163,27 +163,24 @@ impl Walk<'_> {
 
     /// Absent `name` in the object at `object` is sent as `null`.
     fn fills_null(&self, object: &str, name: &str) -> bool {
-        self.adapters.iter().any(|a| match a {
-            Adapter::NullForAbsent { at, properties } => {
-                at == object && properties.iter().any(|p| p == name)
-            }
+        self.adapters.at(object).any(|a| match a {
+            Adapter::NullForAbsent { properties, .. } => properties.iter().any(|p| p == name),
             _ => false,
         })
     }
 
     fn forget_marker(&mut self, object: &str, name: &str, at: &str) {
         self.markers.remove(at);
-        for a in &mut self.adapters {
-            if let Adapter::NullMarker {
-                at: o, properties, ..
-            } = a
-                && o == object
-            {
+        let is_marker = |a: &Adapter| matches!(a, Adapter::NullMarker { .. });
+        self.adapters.update_at(object, is_marker, |a| {
+            if let Adapter::NullMarker { properties, .. } = a {
                 properties.retain(|p| p != name);
             }
-        }
-        self.adapters.retain(
-            |a| !matches!(a, Adapter::NullMarker { properties, .. } if properties.is_empty()),
+        });
+        // Only the markers of `object` changed, so only they can have become empty.
+        self.adapters.remove_at(
+            object,
+            |a| matches!(a, Adapter::NullMarker { properties, .. } if properties.is_empty()),
         );
     }
 }

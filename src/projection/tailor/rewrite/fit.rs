@@ -506,15 +506,12 @@ impl Walk<'_> {
             }
             self.fitted
                 .retain(|p| !(p.how == Move::DropEnum && p.object_out == d.at));
-            if let Some(i) = self.trace.iter().position(|e| {
-                e.at == d.at
-                    && matches!(
-                        e.detail,
-                        Detail::Tailored(Tailoring::LimitEnumDropped { .. })
-                    )
-            }) {
-                self.trace.remove(i);
-            }
+            self.trace.remove_first_at(&d.at, |e| {
+                matches!(
+                    e.detail,
+                    Detail::Tailored(Tailoring::LimitEnumDropped { .. })
+                )
+            });
         }
     }
 
@@ -540,7 +537,7 @@ impl Walk<'_> {
     /// adapters read them in their own form.
     fn fitting_around_closed_objects(&self) -> Fitting {
         let mut fitting = Fitting::default();
-        for a in &self.adapters {
+        for a in self.adapters.iter() {
             if let Some(property) = other_keys_carrier(a) {
                 let at = pointer::push(&pointer::push(a.at(), "properties"), property);
                 fitting.carriers.insert(at);
@@ -552,13 +549,10 @@ impl Walk<'_> {
     /// The carrier of the object's other keys as JSON text, which its bundle of optional
     /// properties joins.
     fn text_carrier_of(&self, object: &str) -> Option<String> {
-        self.adapters.iter().find_map(|a| match a {
+        self.adapters.at(object).find_map(|a| match a {
             Adapter::Bundle {
-                at,
-                property,
-                names,
-                ..
-            } if at == object && names.is_empty() => Some(property.clone()),
+                property, names, ..
+            } if names.is_empty() => Some(property.clone()),
             _ => None,
         })
     }
@@ -720,13 +714,12 @@ impl Walk<'_> {
         };
         // The carrier of the other keys takes the optional properties too: one adapter, so
         // that each key is moved once and put back once.
-        match self.adapters.iter_mut().find(|a| {
+        let closed = |a: &Adapter| {
             bundle.joins
-                && matches!(a, Adapter::Bundle { at, property, .. }
-                    if at == object && *property == bundle.property)
-        }) {
-            Some(closed) => *closed = made,
-            None => self.adapters.push(made),
+                && matches!(a, Adapter::Bundle { property, .. } if *property == bundle.property)
+        };
+        if let Err(made) = self.adapters.replace_first_at(object, closed, made) {
+            self.adapters.push(made);
         }
         self.trace.push(TraceEntry {
             rule: Rule::TailorJsonText,

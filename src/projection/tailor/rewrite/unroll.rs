@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use super::deep::{Carried, IN_PLACE};
 use super::{ANNOTATIONS, Walk, nearest_originals};
 use crate::pointer;
-use crate::projection::tailor::{Adapter, Tailoring};
+use crate::projection::tailor::Tailoring;
 use crate::projection::{Detail, Rule, TraceEntry};
 use crate::schema::keywords::{self, Position, Slot};
 
@@ -179,9 +179,7 @@ impl Walk<'_> {
     /// definition's place for the projection pointers that led there.
     fn copy_records(&mut self, from: &str, to: &str, first: bool) {
         let moved = |at: &str| format!("{to}{}", &at[from.len()..]);
-        copy_within(&mut self.adapters, from, &moved, Adapter::at, |a, at| {
-            *a.at_mut() = at;
-        });
+        self.adapters.copy_within(from, &moved);
         let markers: Vec<_> = self
             .markers
             .range(from.to_owned()..)
@@ -191,14 +189,8 @@ impl Walk<'_> {
             .collect();
         self.markers.extend(markers);
         self.links.copy_within(from, to);
-        copy_within(&mut self.trace, from, &moved, |e| &e.at, |e, at| e.at = at);
-        copy_within(
-            &mut self.unresolved,
-            from,
-            &moved,
-            |u| &u.pointer,
-            |u, at| u.pointer = at,
-        );
+        self.trace.copy_within(from, &moved);
+        self.unresolved.copy_within(from, &moved);
         let conjoined: Vec<_> = self
             .conjoined
             .iter()
@@ -213,34 +205,11 @@ impl Walk<'_> {
 
     /// Drops the records of a definition every use of which now reads one of its copies.
     fn forget_records(&mut self, at: &str) {
-        self.adapters.retain(|a| !pointer::is_within(a.at(), at));
+        self.forget_within(at);
         self.markers.retain(|p, _| !pointer::is_within(p, at));
         self.links.remove_within(at);
-        self.trace.retain(|e| !pointer::is_within(&e.at, at));
-        self.unresolved
-            .retain(|u| !pointer::is_within(&u.pointer, at));
         self.conjoined.retain(|p| !pointer::is_within(p, at));
     }
-}
-
-/// Appends to `records` a copy of each one placed within `from`, placed where `moved` says.
-fn copy_within<T: Clone>(
-    records: &mut Vec<T>,
-    from: &str,
-    moved: &dyn Fn(&str) -> String,
-    at: impl Fn(&T) -> &str,
-    place: impl Fn(&mut T, String),
-) {
-    let copies: Vec<T> = records
-        .iter()
-        .filter(|r| pointer::is_within(at(r), from))
-        .map(|r| {
-            let mut copy = r.clone();
-            place(&mut copy, moved(at(r)));
-            copy
-        })
-        .collect();
-    records.extend(copies);
 }
 
 /// Whether the root holds definitions (what unrolling copies).
