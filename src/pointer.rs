@@ -63,6 +63,21 @@ pub fn child_token<'p>(pointer: &'p str, ancestor: &str) -> Option<&'p str> {
     Some(rest.split_once('/').map_or(rest, |(token, _)| token))
 }
 
+/// The entries of a map keyed by pointer whose key is `prefix` or lies below it, in key order:
+/// they are contiguous from `prefix` on, apart from siblings such as `prefix-x` that sort
+/// between.
+pub fn entries_within<'m, V>(
+    map: &'m std::collections::BTreeMap<String, V>,
+    prefix: &str,
+) -> impl Iterator<Item = (&'m String, &'m V)> {
+    map.range::<str, _>((
+        std::ops::Bound::Included(prefix),
+        std::ops::Bound::Unbounded,
+    ))
+    .take_while(move |(p, _)| p.starts_with(prefix))
+    .filter(move |(p, _)| is_within(p, prefix))
+}
+
 /// True when `pointer` is `ancestor` or lies below it.
 pub fn is_within(pointer: &str, ancestor: &str) -> bool {
     pointer == ancestor
@@ -72,6 +87,24 @@ pub fn is_within(pointer: &str, ancestor: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entries_within_a_pointer_skip_siblings_sorted_between() {
+        let map: std::collections::BTreeMap<String, ()> =
+            ["/a", "/a-x", "/a/b", "/a~1b", "/ab", "/a/b/c", "", "/b"]
+                .into_iter()
+                .map(|p| (p.to_owned(), ()))
+                .collect();
+        let within = |prefix| {
+            entries_within(&map, prefix)
+                .map(|(p, _)| p.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(within("/a"), ["/a", "/a/b", "/a/b/c"]);
+        assert_eq!(within("/a/b/c"), ["/a/b/c"]);
+        assert_eq!(within("").len(), map.len());
+        assert!(within("/c").is_empty());
+    }
 
     #[test]
     fn child_tokens_are_read_only_strictly_below() {

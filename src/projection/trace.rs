@@ -660,13 +660,7 @@ impl Links {
 
     /// The projection pointers at or below `prefix`.
     fn forward_within(&self, prefix: &str) -> Vec<String> {
-        self.forward
-            .range::<str, _>((
-                std::ops::Bound::Included(prefix),
-                std::ops::Bound::Unbounded,
-            ))
-            .take_while(|(p, _)| p.starts_with(prefix))
-            .filter(|(p, _)| crate::pointer::is_within(p, prefix))
+        crate::pointer::entries_within(&self.forward, prefix)
             .map(|(p, _)| p.clone())
             .collect()
     }
@@ -674,13 +668,10 @@ impl Links {
     /// Gives the projection nodes at or below `to` the originals of those at or below `from`
     /// (a tailoring step copied that subtree there).
     pub(crate) fn copy_within(&mut self, from: &str, to: &str) {
-        let copied: Vec<(String, Vec<String>)> = self
-            .forward
-            .range(from.to_owned()..)
-            .take_while(|(p, _)| p.starts_with(from))
-            .filter(|(p, _)| crate::pointer::is_within(p, from))
-            .map(|(p, o)| (format!("{to}{}", &p[from.len()..]), o.clone()))
-            .collect();
+        let copied: Vec<(String, Vec<String>)> =
+            crate::pointer::entries_within(&self.forward, from)
+                .map(|(p, o)| (format!("{to}{}", &p[from.len()..]), o.clone()))
+                .collect();
         for (p, originals) in copied {
             self.insert(p, originals);
         }

@@ -206,24 +206,10 @@ impl<T: Place> Placed<T> {
         self.items.into_iter().flatten().collect()
     }
 
-    /// The places holding records at or below `prefix`: `prefix` itself, then the range of
-    /// pointers that start with `prefix/` (a sibling such as `prefix-x` sorts between them).
+    /// The places holding records at or below `prefix`.
     fn places_within(&self, prefix: &str) -> Vec<String> {
-        let below = format!("{prefix}/");
-        let exact = self
-            .by_place
-            .contains_key(prefix)
-            .then(|| prefix.to_owned());
-        exact
-            .into_iter()
-            .chain(
-                self.by_place
-                    .range(below.clone()..)
-                    .map(|(p, _)| p)
-                    .take_while(|p| p.starts_with(&below))
-                    .cloned(),
-            )
-            .inspect(|p| debug_assert!(pointer::is_within(p, prefix)))
+        pointer::entries_within(&self.by_place, prefix)
+            .map(|(p, _)| p.clone())
             .collect()
     }
 }

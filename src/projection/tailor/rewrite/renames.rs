@@ -4,7 +4,6 @@
 //! large schema quadratic in its size.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Bound;
 
 use crate::pointer;
 
@@ -74,10 +73,7 @@ impl Renames {
 
     /// The tailored pointers at or below `prefix` (contiguous in the ordered index).
     fn tailored_within(&self, prefix: &str) -> Vec<String> {
-        self.placed
-            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
-            .take_while(|(to, _)| to.starts_with(prefix))
-            .filter(|(to, _)| pointer::is_within(to, prefix))
+        pointer::entries_within(&self.placed, prefix)
             .map(|(to, _)| to.clone())
             .collect()
     }

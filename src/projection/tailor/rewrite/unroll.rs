@@ -180,11 +180,7 @@ impl Walk<'_> {
     fn copy_records(&mut self, from: &str, to: &str, first: bool) {
         let moved = |at: &str| format!("{to}{}", &at[from.len()..]);
         self.adapters.copy_within(from, &moved);
-        let markers: Vec<_> = self
-            .markers
-            .range(from.to_owned()..)
-            .take_while(|(at, _)| at.starts_with(from))
-            .filter(|(at, _)| pointer::is_within(at, from))
+        let markers: Vec<_> = pointer::entries_within(&self.markers, from)
             .map(|(at, v)| (moved(at), v.clone()))
             .collect();
         self.markers.extend(markers);
