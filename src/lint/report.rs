@@ -378,7 +378,7 @@ fn ollama_views(
 /// One tool's tailored schema: its own, or the projection itself where the profile leaves
 /// that unchanged (a large projection is then not copied).
 enum TailoredForm<'a> {
-    Own(Tailored),
+    Own(Box<Tailored>),
     Same {
         projection: &'a Projection,
         unresolved: Vec<Unresolved>,
@@ -473,7 +473,7 @@ fn tailored_form<'a>(t: &ToolForms<'a>, profile: Profile) -> Result<TailoredForm
     // The report reads the tailored schema, links, adapters and unresolved list, not the trace.
     let trace = crate::projection::tailor::Trace::Skipped;
     crate::tailor_reusing(t.tool, t.options, profile, t.projection.ok(), trace)
-        .map(TailoredForm::Own)
+        .map(|t| TailoredForm::Own(Box::new(t)))
         .map_err(|e| e.to_string())
 }
 
@@ -572,6 +572,7 @@ fn assemble(
                 Ok(x) => {
                     let (adapters, unresolved, links) = match x {
                         TailoredForm::Own(x) => {
+                            let x = *x;
                             (x.adapters, x.unresolved, Cow::Owned(x.projection.links))
                         }
                         TailoredForm::Same {

@@ -1,7 +1,7 @@
 //! What the projection did and why: one entry per rule application, plus the links between
 //! projection nodes and the original nodes they came from. The TUI and `explain` read only this.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -578,6 +578,10 @@ pub struct Links {
     /// Made by [`Links::forward_only`]: `backward` stays empty.
     #[serde(skip)]
     forward_only: bool,
+    /// Backward entries removed and not yet filtered out of their lists: by original, the
+    /// projection pointers gone (see [`Links::remove_within_all`]).
+    #[serde(skip)]
+    gone: HashMap<String, HashSet<String>>,
 }
 
 impl Links {
@@ -600,6 +604,9 @@ impl Links {
             &originals[..]
         };
         for o in backward {
+            if !self.gone.is_empty() {
+                self.filter_gone_if_back(o, &projection);
+            }
             // Most originals are already listed: look up before copying the key.
             match self.backward.get_mut(o) {
                 Some(list) => list.push(projection.clone()),
@@ -617,6 +624,7 @@ impl Links {
     }
 
     pub(crate) fn seal(&mut self) {
+        self.filter_all_gone();
         for list in self.backward.values_mut() {
             // Marked first, then kept: a set of borrowed pointers cannot live through the
             // `retain` that drops them, and copying every pointer of a large projection into a
@@ -636,25 +644,53 @@ impl Links {
     /// lists of their originals: a tailoring that carries many subtrees as JSON text removes
     /// once per carrier, and a pass over every link each time made it quadratic.
     pub(crate) fn remove_within(&mut self, prefix: &str) {
-        self.remove_within_all(&[prefix], |p| crate::pointer::is_within(p, prefix));
+        self.remove_within_all(&[prefix]);
     }
 
-    /// [`Links::remove_within`] of every prefix at once; `gone` tells whether a pointer is at
-    /// or below one of them. Each original's backward list is filtered once, however many of
-    /// the prefixes held copies of it.
-    pub(crate) fn remove_within_all(&mut self, prefixes: &[&str], gone: impl Fn(&str) -> bool) {
-        let mut originals: BTreeSet<String> = BTreeSet::new();
+    /// [`Links::remove_within`] of every prefix at once.
+    ///
+    /// The backward lists are filtered when they are next read or written, not here: a
+    /// definition inlined K times and carried as text at every copy would otherwise filter its
+    /// K-long list K times. Filtering later gives the same lists, because a pointer is only
+    /// listed with the originals its forward entry names, and one that comes back filters its
+    /// originals' lists first ([`Links::insert`]).
+    pub(crate) fn remove_within_all(&mut self, prefixes: &[&str]) {
         for prefix in prefixes {
             for p in self.forward_within(prefix) {
-                if let Some(list) = self.forward.remove(&p) {
-                    originals.extend(list);
+                let Some(originals) = self.forward.remove(&p) else {
+                    continue;
+                };
+                if self.forward_only {
+                    continue;
+                }
+                for o in originals {
+                    self.gone.entry(o).or_default().insert(p.clone());
                 }
             }
         }
-        for o in &originals {
-            if let Some(list) = self.backward.get_mut(o) {
-                list.retain(|p| !gone(p));
-            }
+    }
+
+    /// Before `projection` is listed again under `original`: filters that list when the
+    /// pointer was removed from it, so the new entry is not filtered with the old.
+    fn filter_gone_if_back(&mut self, original: &str, projection: &str) {
+        let back = self
+            .gone
+            .get(original)
+            .is_some_and(|g| g.contains(projection));
+        if back && let Some(gone) = self.gone.remove(original) {
+            self.filter_list(original, &gone);
+        }
+    }
+
+    fn filter_all_gone(&mut self) {
+        for (original, gone) in std::mem::take(&mut self.gone) {
+            self.filter_list(&original, &gone);
+        }
+    }
+
+    fn filter_list(&mut self, original: &str, gone: &HashSet<String>) {
+        if let Some(list) = self.backward.get_mut(original) {
+            list.retain(|p| !gone.contains(p));
         }
     }
 
@@ -684,6 +720,7 @@ impl Links {
 
     /// The projection nodes an original node contributed to (several when inlined twice).
     pub fn projections(&self, original: &str) -> &[String] {
+        debug_assert!(self.gone.is_empty(), "read after seal");
         self.backward.get(original).map_or(&[], Vec::as_slice)
     }
 
@@ -751,6 +788,22 @@ mod tests {
     }
 
     #[test]
+    fn a_pointer_removed_and_linked_again_is_listed_once_after_the_others() {
+        let mut l = Links::default();
+        for p in ["/a", "/b", "/c"] {
+            l.insert(p.into(), vec!["/O".into()]);
+        }
+        l.remove_within("/a");
+        l.insert("/a".into(), vec!["/O".into()]);
+        l.remove_within("/b");
+        l.seal();
+        // As if each removal had filtered the list at once: the new `/a` comes last.
+        assert_eq!(l.projections("/O"), ["/c", "/a"]);
+        assert_eq!(l.originals("/a"), ["/O"]);
+        assert!(l.originals("/b").is_empty());
+    }
+
+    #[test]
     fn removing_a_subtree_leaves_its_siblings_with_a_longer_name() {
         let mut l = Links::default();
         for (p, o) in [
@@ -764,6 +817,7 @@ mod tests {
         }
         l.seal();
         l.remove_within("/properties/a");
+        l.seal();
         let left: Vec<&String> = l.iter().map(|(p, _)| p).collect();
         assert_eq!(left, ["/properties", "/properties/ab", "/properties/a~1b"]);
         assert_eq!(l.projections("/A"), ["/properties/ab"]);

@@ -501,16 +501,6 @@ fn beyond_rewrite(errors: Vec<Finding>) -> Vec<Unresolved> {
         .collect()
 }
 
-/// Whether `p` lies at or below a key of an object in `replaced` (see [`Walk::forget_below`]).
-fn under_replaced(replaced: &HashMap<String, HashSet<String>>, p: &str) -> bool {
-    p.match_indices('/').any(|(i, _)| {
-        replaced
-            .get(&p[..i])
-            .zip(pointer::child_token(p, &p[..i]))
-            .is_some_and(|(tokens, t)| tokens.contains(t))
-    })
-}
-
 /// Where a projection pointer's node sits now: its own new place, else its nearest ancestor's
 /// (with the rest of the path when that still exists).
 fn renamed(renames: &BTreeMap<String, String>, schema: &Value, at: &str) -> String {
@@ -1755,14 +1745,6 @@ impl Walk<'_> {
     /// Forgets the records under the replaced objects: by object pointer, the (escaped) keys
     /// it had.
     fn forget_below(&mut self, replaced: &HashMap<String, HashSet<String>>) {
-        let only = (replaced.len() == 1)
-            .then(|| replaced.iter().next())
-            .flatten();
-        // One object (most purges) needs no lookup per level of each pointer.
-        let gone = |p: &str| match only {
-            Some((at, tokens)) => pointer::child_token(p, at).is_some_and(|t| tokens.contains(t)),
-            None => under_replaced(replaced, p),
-        };
         let prefixes: Vec<String> = replaced
             .iter()
             .flat_map(|(at, tokens)| tokens.iter().map(move |t| format!("{at}/{t}")))
@@ -1772,7 +1754,7 @@ impl Walk<'_> {
             self.forget_within(prefix);
         }
         let prefixes: Vec<&str> = prefixes.iter().map(String::as_str).collect();
-        self.links.remove_within_all(&prefixes, gone);
+        self.links.remove_within_all(&prefixes);
     }
 
     /// Drops the records (adapters, trace entries, unresolved places) made at or below
