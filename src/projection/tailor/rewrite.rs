@@ -1779,8 +1779,8 @@ impl Walk<'_> {
         let Some(Value::Object(props)) = m.get("properties") else {
             return plans;
         };
-        let required = required_names(m);
-        if self.shared && props.keys().any(|k| !required.contains(k)) {
+        let required = required_set(m);
+        if self.shared && props.keys().any(|k| !required.contains(k.as_str())) {
             self.unresolved(
                 &pointer::push(out, "required"),
                 "required-all",
@@ -1799,7 +1799,7 @@ impl Walk<'_> {
         }
         let encodes = self.stand_ins();
         for (name, schema) in props {
-            if required.contains(name) {
+            if required.contains(name.as_str()) {
                 continue;
             }
             let mut form = null_form(schema, encodes);
@@ -1862,10 +1862,10 @@ impl Walk<'_> {
             if self.options.lossy {
                 self.require_all(m, from, out, plans);
             } else {
-                let required = required_names(m);
+                let required = required_set(m);
                 let optional = m["properties"]
                     .as_object()
-                    .is_some_and(|p| p.keys().any(|k| !required.contains(k)));
+                    .is_some_and(|p| p.keys().any(|k| !required.contains(k.as_str())));
                 if optional {
                     self.unresolved(
                         &pointer::push(out, "required"),
@@ -2229,6 +2229,15 @@ fn shared_ref_targets(v: &Value, out: &mut std::collections::HashSet<String>) {
         }
         Value::Array(items) => items.iter().for_each(|c| shared_ref_targets(c, out)),
         _ => {}
+    }
+}
+
+/// The names `required` lists, for telling a property's place in it: an object can have
+/// thousands of properties, and a scan of the list per property made it quadratic.
+fn required_set(m: &Map<String, Value>) -> HashSet<&str> {
+    match m.get("required") {
+        Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
+        _ => HashSet::new(),
     }
 }
 

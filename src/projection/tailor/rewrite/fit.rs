@@ -20,13 +20,13 @@
 //! fits. Counts are the profile's own lint rules (`limit-*`), so what tailoring leaves is what
 //! lint accepts.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
 
 use serde_json::{Map, Value, json};
 
 use super::encode::{free_name, kind_of};
-use super::{ANNOTATIONS, Walk, nearest_originals, required_names};
+use super::{ANNOTATIONS, Walk, nearest_originals, required_names, required_set};
 use crate::lint::{Check, Counted, Limit, Profile};
 use crate::pointer;
 use crate::projection::tailor::{Adapter, LimitCount, Tailoring};
@@ -755,8 +755,9 @@ pub(super) fn kept_keys(m: &Map<String, Value>) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default();
+    let mut seen: HashSet<String> = kept.iter().cloned().collect();
     for r in required_names(m) {
-        if !kept.contains(&r) {
+        if seen.insert(r.clone()) {
             kept.push(r);
         }
     }
@@ -1025,7 +1026,7 @@ impl Scan<'_> {
         let plain = m
             .keys()
             .all(|k| PLAIN_OBJECT.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()));
-        let required = required_names(m);
+        let required = required_set(m);
         for (key, child) in m {
             // Keywords with a plain value hold no subschema (and need no pointer).
             if DATA.contains(&key.as_str()) || !(child.is_object() || child.is_array()) {
@@ -1040,7 +1041,7 @@ impl Scan<'_> {
                         let inner = self.node(schema, &prop_at, clear && plain, depth + 1, out);
                         total = total.plus(inner);
                         if clear && plain && self.carryable(&prop_at, schema) {
-                            let optional = !required.contains(name);
+                            let optional = !required.contains(name.as_str());
                             out.push(Candidate {
                                 object: Rc::clone(object.get_or_insert_with(|| Rc::from(at))),
                                 name: name.clone(),
@@ -1167,9 +1168,13 @@ fn plain_array(m: &Map<String, Value>) -> bool {
 fn own_counts(m: &Map<String, Value>) -> Counts {
     let mut c = Counts::default();
     if let Some(Value::Object(props)) = m.get("properties") {
-        let required = required_names(m);
+        let required = required_set(m);
         for (name, schema) in props {
-            c = c.plus(property_counts(name, schema, !required.contains(name)));
+            c = c.plus(property_counts(
+                name,
+                schema,
+                !required.contains(name.as_str()),
+            ));
         }
     }
     for defs in ["$defs", "definitions"] {
