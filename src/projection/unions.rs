@@ -1,5 +1,7 @@
 //! Rules 6–12: a discriminated union becomes one object (flat mode).
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::OpenBranches;
@@ -167,11 +169,18 @@ fn closed_by_unevaluated(branch: &Map<String, Value>) -> bool {
         .any(|k| branch.contains_key(*k))
 }
 
-fn required_set(branch: &Map<String, Value>) -> Vec<&str> {
+/// The names a branch's `required` lists, as a set: a merged union asks it once per property of
+/// every branch, and a branch can have thousands.
+fn required_set(branch: &Map<String, Value>) -> HashSet<String> {
     branch
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -532,6 +541,8 @@ fn build(
         out.link(b.root_originals());
     }
     let names = property_order(d, &maps);
+    // Taking the properties out below leaves `required` as it was.
+    let required_sets: Vec<HashSet<String>> = maps.iter().map(required_set).collect();
     let mut props = Map::new();
     let mut required = Vec::new();
     let nullable_kw = engine.draft.has_nullable();
@@ -581,7 +592,7 @@ fn build(
             .filter(|i| properties(&maps[*i]).is_some_and(|p| p.contains_key(name)))
             .collect();
         let requiring: Vec<usize> = (0..maps.len())
-            .filter(|i| required_set(&maps[*i]).contains(&name.as_str()))
+            .filter(|i| required_sets[*i].contains(name.as_str()))
             .collect();
         let declared_from: Vec<String> = contributions
             .iter()
@@ -750,9 +761,10 @@ fn build(
 
 fn property_order(d: &str, maps: &[Map<String, Value>]) -> Vec<String> {
     let mut names = vec![d.to_owned()];
+    let mut seen: HashSet<&str> = HashSet::from([d]);
     for m in maps {
         for k in properties(m).into_iter().flat_map(|p| p.keys()) {
-            if !names.contains(k) {
+            if seen.insert(k.as_str()) {
                 names.push(k.clone());
             }
         }
