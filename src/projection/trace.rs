@@ -640,9 +640,10 @@ impl Links {
 
     /// Forgets the projection nodes at or below `prefix` (a tailoring step dropped them).
     ///
-    /// Visits only the pointers under `prefix` (contiguous in the ordered map) and the backward
-    /// lists of their originals: a tailoring that carries many subtrees as JSON text removes
-    /// once per carrier, and a pass over every link each time made it quadratic.
+    /// Visits only the pointers under `prefix` (contiguous in the ordered map); their
+    /// originals' backward lists are filtered later (see [`Links::remove_within_all`]): a
+    /// tailoring that carries many subtrees as JSON text removes once per carrier, and a pass
+    /// over every link each time made it quadratic.
     pub(crate) fn remove_within(&mut self, prefix: &str) {
         self.remove_within_all(&[prefix]);
     }
@@ -720,7 +721,7 @@ impl Links {
 
     /// The projection nodes an original node contributed to (several when inlined twice).
     pub fn projections(&self, original: &str) -> &[String] {
-        debug_assert!(self.gone.is_empty(), "read after seal");
+        debug_assert!(self.gone.is_empty(), "backward lists are read once sealed");
         self.backward.get(original).map_or(&[], Vec::as_slice)
     }
 
