@@ -108,21 +108,58 @@ fn combine(key: &str, a: &Value, b: &Value) -> Combine {
         },
         "required" => match (a.as_array(), b.as_array()) {
             (Some(x), Some(y)) => {
+                let in_x = Listed::new(x);
                 let mut all = x.clone();
-                all.extend(y.iter().filter(|v| !x.contains(v)).cloned());
+                all.extend(y.iter().filter(|v| !in_x.contains(v)).cloned());
                 Combine::Value(Value::Array(all))
             }
             _ => Combine::Drop,
         },
         "enum" => match (a.as_array(), b.as_array()) {
-            (Some(x), Some(y)) => Combine::Value(Value::Array(
-                x.iter().filter(|v| y.contains(v)).cloned().collect(),
-            )),
+            (Some(x), Some(y)) => {
+                let in_y = Listed::new(y);
+                Combine::Value(Value::Array(
+                    x.iter().filter(|v| in_y.contains(v)).cloned().collect(),
+                ))
+            }
             _ => Combine::Drop,
         },
         k if LOWER_BOUNDS.contains(&k) => bound(a, b, f64::max),
         k if UPPER_BOUNDS.contains(&k) => bound(a, b, f64::min),
         _ => Combine::Drop,
+    }
+}
+
+/// A JSON array's values, for asking whether one is among them: `required` lists and enums can
+/// hold thousands, and a scan per value made combining two of them quadratic. Strings are
+/// looked up by text; other values (rare here) are compared one by one.
+struct Listed<'a> {
+    strings: std::collections::HashSet<&'a str>,
+    others: Vec<&'a Value>,
+}
+
+impl<'a> Listed<'a> {
+    fn new(values: &'a [Value]) -> Listed<'a> {
+        let mut listed = Listed {
+            strings: std::collections::HashSet::new(),
+            others: Vec::new(),
+        };
+        for v in values {
+            match v {
+                Value::String(s) => {
+                    listed.strings.insert(s);
+                }
+                other => listed.others.push(other),
+            }
+        }
+        listed
+    }
+
+    fn contains(&self, v: &Value) -> bool {
+        match v {
+            Value::String(s) => self.strings.contains(s.as_str()),
+            other => self.others.contains(&other),
+        }
     }
 }
 
@@ -491,6 +528,16 @@ fn reorder_like(value: &mut Value, order: &[String], splice_at: &str) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn required_lists_join_and_enums_meet_with_strings_and_other_values() {
+        let (v, _) = c(
+            json!({"required": ["a", "b"], "enum": ["x", 1, 1.5, {"k": 1}, "y"]}),
+            json!({"required": ["b", "c", "c"], "enum": [{"k": 1}, "y", 1, "z"]}),
+        );
+        assert_eq!(v["required"], json!(["a", "b", "c", "c"]));
+        assert_eq!(v["enum"], json!([1, {"k": 1}, "y"]));
+    }
 
     fn c(a: Value, b: Value) -> (Value, Vec<String>) {
         let r = conjoin(Out::new(a, true), Out::new(b, true));
