@@ -433,6 +433,57 @@ fn optional_parameters_over_anthropics_limit_are_sent_together_as_json_text() {
     }
 }
 
+/// A Pydantic model of 840 fields as it emits them by default, two in three
+/// `Optional[str] = None` (560 optional, each an `anyOf` with `null`): Anthropic strict allows
+/// 24 optional properties and 16 using `anyOf`, so all but 16 of them move into the bundle, one
+/// move each. Before the fit kept its counts through the moves it stopped at 512 and sent a
+/// schema over both limits.
+#[test]
+fn a_pydantic_model_of_hundreds_of_optional_fields_fits_anthropic_strict() {
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    for i in 0..840 {
+        let name = format!("field_{i}");
+        if i % 3 == 0 {
+            properties.insert(name.clone(), json!({"type": "integer", "title": name}));
+            required.push(json!(name));
+        } else {
+            properties.insert(
+                name.clone(),
+                json!({"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "title": name}),
+            );
+        }
+    }
+    let schema =
+        json!({"type": "object", "title": "Wide", "properties": properties, "required": &required});
+    let tool = wide_tool(&schema);
+    let t = anthropic_fits(&tool);
+    let sent = t.projection.schema["properties"].as_object().unwrap();
+    // The 280 required fields, the 16 optional ones that union limit leaves room for, and
+    // the bundle.
+    assert_eq!(
+        sent.len(),
+        280 + 16 + 1,
+        "{:?}",
+        sent.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(sent["more"]["type"], json!("string"));
+    let only_required: serde_json::Map<String, Value> = required
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|name| (name.to_owned(), json!(7)))
+        .collect();
+    let mut some_optional = only_required.clone();
+    some_optional.insert("field_1".into(), json!("first, kept"));
+    some_optional.insert("field_839".into(), Value::Null);
+    some_optional.insert("field_838".into(), json!("last, bundled"));
+    sent_and_back(
+        &tool,
+        &t,
+        &[Value::Object(only_required), Value::Object(some_optional)],
+    );
+}
+
 /// 20 parameters typed `string | integer` (required) and 6 optional `Optional[str]` where
 /// Anthropic strict allows 16 union-typed ones: enough of them are sent as JSON text (required
 /// ones each in its place, optional ones together) that 16 remain; every value comes back.

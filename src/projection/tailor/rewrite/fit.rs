@@ -20,10 +20,14 @@
 //! fits. Counts are the profile's own lint rules (`limit-*`), so what tailoring leaves is what
 //! lint accepts.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
 use std::rc::Rc;
+use tally::Tally;
 
 use serde_json::{Map, Value, json};
+
+mod tally;
 
 use super::encode::{free_name, kind_of};
 use super::{ANNOTATIONS, Walk, nearest_originals, required_names, required_set};
@@ -32,9 +36,15 @@ use crate::pointer;
 use crate::projection::tailor::{Adapter, LimitCount, Tailoring};
 use crate::projection::{Detail, Rule, TraceEntry};
 
-/// Past this many carried properties the rest is left to the limit report (each move costs a
-/// count over the whole schema).
-const MAX_MOVES: usize = 512;
+/// Past this many full counts of the schema the rest is left to the limit report. A move
+/// whose effect stays inside the moved property needs none (see [`Tally`]); one that can change
+/// what else may move (its value held a `$ref`) needs a count over the whole schema.
+const MAX_SCANS: usize = 512;
+
+/// Past this many looks at a candidate (each move looks at every one left) the rest is left to
+/// the limit report: a schema with a hundred thousand candidates has room for a few hundred
+/// moves, an object of 8,000 properties for all of them.
+const MAX_LOOKS: usize = 1 << 26;
 
 /// The property that carries an object's bundled optional properties (`more_2`, … when the
 /// object declares it).
@@ -98,7 +108,7 @@ impl Measure {
 
 /// The counts of one subtree.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-struct Counts([usize; 5]);
+pub(super) struct Counts([usize; 5]);
 
 impl Counts {
     fn get(&self, m: Measure) -> usize {
@@ -112,6 +122,15 @@ impl Counts {
     fn plus(mut self, other: Counts) -> Counts {
         for (a, b) in self.0.iter_mut().zip(other.0) {
             *a += b;
+        }
+        self
+    }
+
+    /// These counts with a part that counted `before` now counting `after`.
+    fn replaced(mut self, before: Counts, after: Counts) -> Counts {
+        for ((a, b), c) in self.0.iter_mut().zip(before.0).zip(after.0) {
+            debug_assert!(*a >= b, "a part counts more than its whole");
+            *a = (*a + c).saturating_sub(b);
         }
         self
     }
@@ -200,6 +219,11 @@ struct Candidate {
     /// The property's object; for an enum, the schema holding it. Shared by the properties of
     /// one object: a large projection has a hundred thousand candidates per pass.
     object: Rc<str>,
+    /// Where the candidates inside this one start in the scan's list (they end just before it:
+    /// a property is listed after everything inside it); an enum's own place.
+    first_inner: usize,
+    /// Taken out of the counts by a move since the scan.
+    gone: bool,
     /// The property's name; empty for an enum.
     name: String,
     /// An `enum` that may be dropped, rather than a property that may be carried.
@@ -418,35 +442,54 @@ impl Walk<'_> {
         }
         let bundling = bounds.iter().any(|b| b.measure == Measure::Optional);
         let mut fitting = self.fitting_around_closed_objects();
-        for _ in 0..MAX_MOVES {
-            let mut candidates = Vec::new();
+        let scan = |schema: &Value, carriers: &BTreeSet<String>| {
             let targets = ref_targets(schema);
-            let scan = Scan {
-                targets: &targets,
-                carriers: &fitting.carriers,
-                bundling,
-                large_enum,
+            Tally::scan(
+                &Scan {
+                    targets: &targets,
+                    carriers,
+                    bundling,
+                    large_enum,
+                },
+                schema,
+            )
+        };
+        let (mut scans, mut looks) = (0, 0);
+        let mut kept: Option<Tally> = None;
+        loop {
+            let tally = match &mut kept {
+                Some(tally) => tally,
+                None if scans == MAX_SCANS => break,
+                None => {
+                    scans += 1;
+                    kept.insert(scan(schema, &fitting.carriers))
+                }
             };
-            let total = scan.node(schema, "", true, 0, &mut candidates);
+            looks += tally.candidates.len();
+            if looks > MAX_LOOKS {
+                break;
+            }
+            let total = tally.total;
             let over: Vec<(Bound, usize)> = bounds
                 .iter()
                 .filter(|b| total.get(b.measure) > b.max)
                 .map(|b| (*b, total.get(b.measure) - b.max))
                 .collect();
-            let large = candidates.iter().rev().find(|c| c.large);
+            let large = tally.live().rev().find(|(_, c)| c.large).map(|(i, _)| i);
             if over.is_empty() && large.is_none() {
                 break;
             }
             let limits = fitting
                 .before
-                .get_or_insert_with(|| over_limits(&over, total, &candidates, large_enum))
+                .get_or_insert_with(|| over_limits(&over, total, &tally.candidates, large_enum))
                 .clone();
-            let Some((c, how)) = large
-                .map(|c| (c, Move::DropEnum))
-                .or_else(|| best(&candidates, &over, &fitting.bundles))
+            let Some((index, how)) = large
+                .map(|i| (i, Move::DropEnum))
+                .or_else(|| best(&tally.candidates, &over, &fitting.bundles))
             else {
                 break;
             };
+            let c = tally.candidates[index].clone();
             let object_from = self.renames.placed_at(&c.object).next().cloned();
             self.fitted.push(Planned {
                 object_from,
@@ -455,7 +498,20 @@ impl Walk<'_> {
                 how,
                 limits: limits.clone(),
             });
+            let opens_bundle = how == Move::Bundle
+                && !fitting.bundles.contains_key(&*c.object)
+                && self.text_carrier_of(&c.object).is_none();
+            let change = tally.change(schema, index);
             self.make_move(schema, &mut fitting, &c.object, &c.name, how, limits);
+            match change {
+                Some(change) => {
+                    let opened = fitting.bundles.get(&*c.object).filter(|_| opens_bundle);
+                    tally.apply(schema, change, opened.map(|b| b.property.as_str()));
+                    #[cfg(debug_assertions)]
+                    tally.assert_as_counted(&scan(schema, &fitting.carriers));
+                }
+                None => kept = None,
+            }
         }
         let fits = |schema: &Value, carriers: &BTreeSet<String>| {
             let targets = ref_targets(schema);
@@ -738,7 +794,13 @@ impl Walk<'_> {
 impl Bundle {
     /// The bundled properties (and their notes) in the object's order.
     fn sort(&mut self) {
-        let position = |name: &String| self.order.iter().position(|n| n == name);
+        let places: HashMap<&str, usize> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
+        let position = |name: &String| places.get(name.as_str()).copied();
         let mut pairs: Vec<(String, String)> = std::mem::take(&mut self.names)
             .into_iter()
             .zip(std::mem::take(&mut self.notes))
@@ -813,12 +875,13 @@ fn other_keys_carrier(a: &Adapter) -> Option<&str> {
 /// excess), then the deepest, then the last. An enum drop loses only a list of values and needs
 /// no adapter, so it goes first when only the enum measures are over; when another limit is
 /// over too, a property has to be carried as text anyway and may take the enums with it, so
-/// properties go first and enums are dropped for what is left.
-fn best<'c>(
-    candidates: &'c [Candidate],
+/// properties go first and enums are dropped for what is left. The move's candidate is given
+/// by its place in `candidates`; those gone since the scan are passed over.
+fn best(
+    candidates: &[Candidate],
     over: &[(Bound, usize)],
     bundles: &BTreeMap<String, Bundle>,
-) -> Option<(&'c Candidate, Move)> {
+) -> Option<(usize, Move)> {
     let only_enums = over
         .iter()
         .all(|(b, _)| matches!(b.measure, Measure::EnumValues | Measure::Chars));
@@ -829,52 +892,56 @@ fn best<'c>(
     }
 }
 
+/// The candidates not gone since the scan, with their places in the scan's list (a later
+/// place is later in document order, which breaks ties).
+fn live(candidates: &[Candidate]) -> impl DoubleEndedIterator<Item = (usize, &Candidate)> {
+    candidates.iter().enumerate().filter(|(_, c)| !c.gone)
+}
+
 /// The enum whose drop removes the most of what is over.
-fn best_enum<'c>(
-    candidates: &'c [Candidate],
-    over: &[(Bound, usize)],
-) -> Option<(&'c Candidate, Move)> {
-    candidates
-        .iter()
-        .filter(|c| c.is_enum)
-        .enumerate()
+fn best_enum(candidates: &[Candidate], over: &[(Bound, usize)]) -> Option<(usize, Move)> {
+    live(candidates)
+        .filter(|(_, c)| c.is_enum)
         .filter_map(|(order, c)| {
             let score = score(&c.own, over);
-            (score > 0).then_some((score, c.depth, order, c))
+            (score > 0).then_some((score, c.depth, order))
         })
-        .max_by_key(|(score, depth, order, _)| (*score, *depth, *order))
-        .map(|(_, _, _, c)| (c, Move::DropEnum))
+        .max_by_key(|key| *key)
+        .map(|(_, _, order)| (order, Move::DropEnum))
 }
 
 /// The property whose move (JSON text, or into its object's bundle) removes the most of what
 /// is over.
-fn best_property<'c>(
-    candidates: &'c [Candidate],
+fn best_property(
+    candidates: &[Candidate],
     over: &[(Bound, usize)],
     bundles: &BTreeMap<String, Bundle>,
-) -> Option<(&'c Candidate, Move)> {
+) -> Option<(usize, Move)> {
     let bundled = |c: &Candidate| c.optional && c.bundles;
     // The bundle itself is one more optional property: the first property moved into it
     // gains nothing on its own, the second and later one each. An object with two or more to
-    // move is scored as if its bundle were there.
-    // By the object's shared pointer (one per object in a scan), not its text.
-    let mut movable: std::collections::HashMap<*const str, usize> = Default::default();
-    for c in candidates.iter().filter(|c| bundled(c)) {
-        *movable.entry(Rc::as_ptr(&c.object)).or_default() += 1;
+    // move is scored as if its bundle were there. Per object, asked once (a wide object is
+    // one object), by its shared pointer (one per object in a scan), not its text: how many
+    // of its properties may move into its bundle, and whether it has one already.
+    let mut objects: HashMap<*const str, (usize, bool)> = HashMap::new();
+    for (_, c) in live(candidates).filter(|(_, c)| bundled(c)) {
+        objects
+            .entry(Rc::as_ptr(&c.object))
+            .or_insert_with(|| (0, bundles.contains_key(&*c.object)))
+            .0 += 1;
     }
-    candidates
-        .iter()
-        .filter(|c| !c.is_enum)
-        .enumerate()
+    live(candidates)
+        .filter(|(_, c)| !c.is_enum)
         .filter_map(|(order, c)| {
             let how = if bundled(c) { Move::Bundle } else { Move::Text };
-            let has_bundle =
-                bundles.contains_key(&*c.object) || movable.get(&Rc::as_ptr(&c.object)) >= Some(&2);
+            let has_bundle = objects
+                .get(&Rc::as_ptr(&c.object))
+                .is_some_and(|(movable, has)| *has || *movable >= 2);
             let score = score(&gain(c, how, has_bundle), over);
-            (score > 0).then_some((score, c.depth, order, c, how))
+            (score > 0).then_some((score, c.depth, order, how))
         })
-        .max_by_key(|(score, depth, order, _, _)| (*score, *depth, *order))
-        .map(|(_, _, _, c, how)| (c, how))
+        .max_by_key(|(score, depth, order, _)| (*score, *depth, *order))
+        .map(|(_, _, order, how)| (order, how))
 }
 
 /// How much of what is over a move's gain removes (each limit's gain counted up to its excess).
@@ -900,7 +967,7 @@ fn over_limits(
             max: b.max,
         })
         .collect();
-    if let (Some(limit), Some(c)) = (large_enum, candidates.iter().find(|c| c.large)) {
+    if let (Some(limit), Some((_, c))) = (large_enum, live(candidates).find(|(_, c)| c.large)) {
         limits.push(LimitCount {
             what: format!(
                 "characters in one string enum of {} values (over {})",
@@ -1020,7 +1087,7 @@ impl Scan<'_> {
             return Counts::default();
         };
         let mut total = own_counts(m);
-        if clear && let Some(c) = self.enum_candidate(m, at, depth) {
+        if clear && let Some(c) = self.enum_candidate(m, at, depth, out.len()) {
             out.push(c);
         }
         let plain = m
@@ -1038,12 +1105,15 @@ impl Scan<'_> {
                     let mut object: Option<Rc<str>> = None;
                     for (name, schema) in props {
                         let prop_at = pointer::push(&child_at, name);
+                        let first_inner = out.len();
                         let inner = self.node(schema, &prop_at, clear && plain, depth + 1, out);
                         total = total.plus(inner);
                         if clear && plain && self.carryable(&prop_at, schema) {
                             let optional = !required.contains(name.as_str());
                             out.push(Candidate {
                                 object: Rc::clone(object.get_or_insert_with(|| Rc::from(at))),
+                                first_inner,
+                                gone: false,
                                 name: name.clone(),
                                 is_enum: false,
                                 large: false,
@@ -1100,7 +1170,13 @@ impl Scan<'_> {
     /// plain (an object or array value would leave a `type: object` without properties), no
     /// union or other applicator beside it judges the same value (each would still see every
     /// value it saw), and no `$ref` points into it.
-    fn enum_candidate(&self, m: &Map<String, Value>, at: &str, depth: usize) -> Option<Candidate> {
+    fn enum_candidate(
+        &self,
+        m: &Map<String, Value>,
+        at: &str,
+        depth: usize,
+        place: usize,
+    ) -> Option<Candidate> {
         let Some(Value::Array(values)) = m.get("enum") else {
             return None;
         };
@@ -1127,6 +1203,8 @@ impl Scan<'_> {
         });
         Some(Candidate {
             object: Rc::from(at),
+            first_inner: place,
+            gone: false,
             name: String::new(),
             is_enum: true,
             large,
