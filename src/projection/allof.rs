@@ -8,10 +8,12 @@
 //! part's `additionalProperties` only removes a constraint. Anything else that differs is
 //! dropped, which only ever accepts more.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use super::engine::Engine;
-use super::out::{Out, Scope};
+use super::out::{Notes, Out, Scope};
 use super::trace::{Detail, Rule};
 use crate::pointer;
 use crate::schema::{KindSet, keywords::is_annotation};
@@ -295,6 +297,17 @@ pub(crate) fn conjoin(mut a: Out, mut b: Out) -> Conj {
     Conj { out, dropped }
 }
 
+/// Both sides' notes at one entry, taken out of what [`Notes::take_children`] gave.
+fn notes_at(
+    (a, b): &mut (HashMap<String, Notes>, HashMap<String, Notes>),
+    token: &str,
+) -> (Notes, Notes) {
+    (
+        a.remove(token).unwrap_or_default(),
+        b.remove(token).unwrap_or_default(),
+    )
+}
+
 fn both_notes(mut a: super::out::Notes, b: super::out::Notes) -> super::out::Notes {
     a.adopt(&[], b);
     a
@@ -341,15 +354,13 @@ fn entrywise(
     a_notes: super::out::Notes,
     b_notes: super::out::Notes,
 ) -> (Value, super::out::Notes, bool) {
-    let mut a_hold = Out::new(Value::Null, true);
-    a_hold.notes = a_notes;
-    let mut b_hold = Out::new(Value::Null, true);
-    b_hold.notes = b_notes;
     let mut holder = Out::new(Value::Null, true);
     let mut exact = true;
-    let mut pair = |tokens: &[&str], va: Option<&Value>, vb: Option<&Value>| -> Option<Value> {
-        let an = a_hold.take_notes_under(tokens);
-        let bn = b_hold.take_notes_under(tokens);
+    let mut pair = |tokens: &[&str],
+                    (an, bn): (Notes, Notes),
+                    va: Option<&Value>,
+                    vb: Option<&Value>|
+     -> Option<Value> {
         let part = |v: &Value, notes| Out {
             value: v.clone(),
             exact: true,
@@ -368,10 +379,14 @@ fn entrywise(
         holder.adopt(tokens, result.notes);
         Some(result.value)
     };
+    // Each entry's notes are taken from both sides at once (a wide `properties` has
+    // thousands of entries).
+    let (mut a_notes, mut b_notes) = (a_notes, b_notes);
     let value = match (key, x, y) {
         (_, Value::Object(xm), Value::Object(ym))
             if key != "items" && key != "additionalProperties" && key != "propertyNames" =>
         {
+            let mut each = (a_notes.take_children(), b_notes.take_children());
             let names: Vec<String> = xm
                 .keys()
                 .chain(ym.keys().filter(|k| !xm.contains_key(*k)))
@@ -379,20 +394,24 @@ fn entrywise(
                 .collect();
             let mut m = Map::new();
             for n in names {
-                if let Some(v) = pair(&[&n], xm.get(&n), ym.get(&n)) {
+                if let Some(v) = pair(&[&n], notes_at(&mut each, &n), xm.get(&n), ym.get(&n)) {
                     m.insert(n, v);
                 }
             }
             Value::Object(m)
         }
         (_, Value::Array(xs), Value::Array(ys)) => {
+            let mut each = (a_notes.take_children(), b_notes.take_children());
             let len = xs.len().max(ys.len());
             let items = (0..len)
-                .filter_map(|i| pair(&[&i.to_string()], xs.get(i), ys.get(i)))
+                .filter_map(|i| {
+                    let token = i.to_string();
+                    pair(&[&token], notes_at(&mut each, &token), xs.get(i), ys.get(i))
+                })
                 .collect();
             Value::Array(items)
         }
-        _ => pair(&[], Some(x), Some(y)).unwrap_or(Value::Bool(true)),
+        _ => pair(&[], (a_notes, b_notes), Some(x), Some(y)).unwrap_or(Value::Bool(true)),
     };
     (value, holder.notes, exact)
 }

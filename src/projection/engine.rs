@@ -961,7 +961,8 @@ fn finish(value: &Value, notes: Notes, linking: Linking) -> (Vec<TraceEntry>, Li
         },
     });
     links.seal();
-    trace.sort_by_cached_key(|e| (document_position(value, &e.at), e.rule));
+    let mut places = KeyPlaces::default();
+    trace.sort_by_cached_key(|e| (document_position(value, &e.at, &mut places), e.rule));
     (trace, links)
 }
 
@@ -974,6 +975,7 @@ fn trace_of_shared(value: &Value, notes: &Notes) -> Vec<TraceEntry> {
         Some(value),
         &mut String::new(),
         &mut Vec::new(),
+        &mut KeyPlaces::default(),
         &mut |at, position, t| {
             let entry = TraceEntry {
                 rule: t.rule,
@@ -990,11 +992,11 @@ fn trace_of_shared(value: &Value, notes: &Notes) -> Vec<TraceEntry> {
 }
 
 /// The child indices leading to `pointer`; sorting by them is a pre-order walk of the document.
-fn document_position(root: &Value, pointer: &str) -> Vec<usize> {
+fn document_position<'v>(root: &'v Value, pointer: &str, places: &mut KeyPlaces<'v>) -> Vec<usize> {
     let mut position = Vec::new();
     let mut node = root;
     for token in pointer::tokens(pointer).unwrap_or_default() {
-        match step(node, &token, &mut position) {
+        match places.step(node, &token, &mut position) {
             Some(n) => node = n,
             None => break,
         }
@@ -1002,22 +1004,44 @@ fn document_position(root: &Value, pointer: &str) -> Vec<usize> {
     position
 }
 
-/// The child `token` names, its index recorded in `position`.
-pub(crate) fn step<'v>(
-    node: &'v Value,
-    token: &str,
-    position: &mut Vec<usize>,
-) -> Option<&'v Value> {
-    match node {
-        Value::Object(m) => m.iter().position(|(k, _)| k == token).map(|i| {
-            position.push(i);
-            &m[token]
-        }),
-        Value::Array(a) => token.parse::<usize>().ok().and_then(|i| {
-            position.push(i);
-            a.get(i)
-        }),
-        _ => None,
+/// Past this many keys an object's key places are looked up in a map made once, not found by
+/// scanning its keys: a trace entry per property of a wide object scanned them all each time.
+const WIDE_OBJECT: usize = 32;
+
+/// The places of the keys of the wide objects a walk steps through (`serde_json`'s map does
+/// not give a key's index), each object's made when first stepped into.
+#[derive(Default)]
+pub(crate) struct KeyPlaces<'v> {
+    wide: HashMap<*const Map<String, Value>, HashMap<&'v str, usize>>,
+}
+
+impl<'v> KeyPlaces<'v> {
+    /// The child `token` names, its index recorded in `position`.
+    pub(crate) fn step(
+        &mut self,
+        node: &'v Value,
+        token: &str,
+        position: &mut Vec<usize>,
+    ) -> Option<&'v Value> {
+        match node {
+            Value::Object(m) if m.len() > WIDE_OBJECT => {
+                let places = self.wide.entry(std::ptr::from_ref(m)).or_insert_with(|| {
+                    m.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect()
+                });
+                let i = *places.get(token)?;
+                position.push(i);
+                m.get(token)
+            }
+            Value::Object(m) => m.iter().position(|(k, _)| k == token).map(|i| {
+                position.push(i);
+                &m[token]
+            }),
+            Value::Array(a) => token.parse::<usize>().ok().and_then(|i| {
+                position.push(i);
+                a.get(i)
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -1027,6 +1051,27 @@ mod tests {
 
     use super::*;
     use crate::projection::OpenBranches;
+
+    /// A wide object's keys are found at the places a scan of its keys finds them (the trace's
+    /// document order), through the map made once; a key it lacks stops the walk.
+    #[test]
+    fn key_places_in_a_wide_object_are_its_keys_order() {
+        let props: Map<String, Value> = (0..(WIDE_OBJECT * 3))
+            .rev()
+            .map(|i| (format!("p{i}"), json!({"type": "integer", "enum": [i]})))
+            .collect();
+        let root = json!({"type": "object", "properties": props});
+        let mut places = KeyPlaces::default();
+        for (i, name) in root["properties"].as_object().unwrap().keys().enumerate() {
+            let at = format!("/properties/{name}/enum/0");
+            assert_eq!(document_position(&root, &at, &mut places), vec![1, i, 1, 0]);
+        }
+        assert_eq!(
+            document_position(&root, "/properties/absent/type", &mut places),
+            vec![1]
+        );
+        assert_eq!(places.wide.len(), 1, "one map, for `properties`");
+    }
 
     /// Discriminated unions whose alternatives reuse `$ref` targets the way generated API
     /// descriptions do: the same target in every alternative, through an alias, beside an

@@ -4,11 +4,13 @@
 //! Notes live in a trie keyed by pointer tokens: placing a child under its parent is one push,
 //! whatever the child's size, so deep inlining stays linear.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::cancel::Cancel;
+use super::engine::KeyPlaces;
 use super::trace::{Detail, Rule};
 
 /// Every emitted node carries a link note and few carry a trace entry or a stand-in: those are
@@ -126,6 +128,31 @@ impl Notes {
         taken
     }
 
+    /// Removes the notes below this node, grouped by their first token and re-addressed
+    /// relative to it: what [`Notes::take_under`] gives for each token, in one pass where a
+    /// call per token would scan every child each time (a merge of wide objects asks for one
+    /// property at a time).
+    pub(crate) fn take_children(&mut self) -> HashMap<String, Notes> {
+        let mut taken: HashMap<String, Notes> = HashMap::new();
+        for (key, child) in std::mem::take(&mut self.children) {
+            taken.entry(key).or_default().adopt(&[], child);
+        }
+        taken
+    }
+
+    /// [`Notes::take_children`] of every child at `first`: what [`Notes::take_under`] gives
+    /// for `[first, token]`, for every token at once. The notes at `first` itself stay.
+    pub(crate) fn take_each_under(&mut self, first: &str) -> HashMap<String, Notes> {
+        let mut taken: HashMap<String, Notes> = HashMap::new();
+        for (_, child) in self.children.iter_mut().filter(|(k, _)| k == first) {
+            for (token, notes) in child.take_children() {
+                taken.entry(token).or_default().adopt(&[], notes);
+            }
+        }
+        self.children.retain(|(_, c)| !c.is_empty());
+        taken
+    }
+
     /// Removes and returns only the notes at this node itself.
     pub(crate) fn take_here(&mut self) -> Notes {
         Notes {
@@ -174,18 +201,21 @@ impl Notes {
     /// form of `value` (child indices, as the engine's `document_position` gives them; `value`
     /// is the subtree these notes describe, `None` below a token it does not have), at every
     /// place a shared projection stands, as its copies would have carried them.
-    pub(crate) fn walk_traces(
-        &self,
-        value: Option<&Value>,
+    pub(crate) fn walk_traces<'a>(
+        &'a self,
+        value: Option<&'a Value>,
         pointer: &mut String,
         position: &mut Vec<usize>,
+        places: &mut KeyPlaces<'a>,
         f: &mut dyn FnMut(&str, &[usize], &TraceNote),
     ) {
         for kind in &self.here {
             match (kind.shared(), kind.trace()) {
                 (Some(shared), _) => {
                     let value = value.map(|_| &shared.value);
-                    shared.notes.walk_traces(value, pointer, position, f);
+                    shared
+                        .notes
+                        .walk_traces(value, pointer, position, places, f);
                 }
                 (None, Some(trace)) => f(pointer, position, trace),
                 (None, None) => {}
@@ -194,8 +224,8 @@ impl Notes {
         for (token, child) in &self.children {
             let (len, depth) = (pointer.len(), position.len());
             push_token(pointer, token);
-            let below = value.and_then(|v| super::engine::step(v, token, position));
-            child.walk_traces(below, pointer, position, f);
+            let below = value.and_then(|v| places.step(v, token, position));
+            child.walk_traces(below, pointer, position, places, f);
             pointer.truncate(len);
             position.truncate(depth);
         }
@@ -535,5 +565,57 @@ mod tests {
         let taken = parent.take_notes_under(&["properties", "x"]);
         assert_eq!(paths(&taken).len(), 2);
         assert!(paths(&parent.notes).is_empty());
+    }
+
+    fn linked(original: &str) -> Notes {
+        let mut o = Out::new(json!({}), true);
+        o.link(vec![original.into()]);
+        o.notes
+    }
+
+    /// Notes as a merge finds them: a `properties` child per adopted property (some named
+    /// twice, some with notes deeper down), notes on `properties` itself, and other keys.
+    fn merged_notes() -> Notes {
+        let mut parent = Notes::default();
+        parent.adopt(&["properties", "x"], linked("/a/x"));
+        parent.adopt(&["properties", "y", "items"], linked("/a/y/items"));
+        parent.adopt(&["items"], linked("/a/items"));
+        parent.adopt(&["properties", "x", "anyOf", "0"], linked("/b/x/0"));
+        parent.adopt(&["properties"], linked("/a/properties"));
+        parent.adopt(&["properties", "x"], linked("/b/x"));
+        parent.adopt(&["properties", "z"], Notes::default());
+        parent.adopt(&["properties", "y"], linked("/b/y"));
+        parent
+    }
+
+    #[test]
+    fn taking_each_property_at_once_gives_what_taking_them_one_by_one_gives() {
+        let mut one_by_one = merged_notes();
+        let mut at_once = merged_notes();
+        let mut each = at_once.take_each_under("properties");
+        for name in ["x", "y", "z", "w"] {
+            let taken = one_by_one.take_under(&["properties", name]);
+            let got = each.remove(name).unwrap_or_default();
+            assert_eq!(format!("{got:?}"), format!("{taken:?}"), "{name}");
+        }
+        assert!(each.values().all(Notes::is_empty), "{each:?}");
+        assert_eq!(format!("{at_once:?}"), format!("{one_by_one:?}"));
+        assert_eq!(paths(&at_once), vec![vec!["items"], vec!["properties"]]);
+    }
+
+    #[test]
+    fn taking_the_children_at_once_gives_what_taking_them_one_by_one_gives() {
+        let mut one_by_one = merged_notes().take_under(&["properties"]);
+        let mut each = merged_notes().take_under(&["properties"]).take_children();
+        for name in ["x", "y", "z"] {
+            let taken = one_by_one.take_under(&[name]);
+            assert_eq!(
+                format!("{:?}", each.remove(name).unwrap_or_default()),
+                format!("{taken:?}"),
+                "{name}"
+            );
+            assert!(!paths(&taken).is_empty() || name == "z");
+        }
+        assert!(each.is_empty(), "{each:?}");
     }
 }

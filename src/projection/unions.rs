@@ -1,6 +1,6 @@
 //! Rules 6–12: a discriminated union becomes one object (flat mode).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -8,7 +8,7 @@ use super::OpenBranches;
 use super::allof::conjoin;
 use super::engine::Engine;
 use super::join::{self, Contribution};
-use super::out::{Out, Scope, Shared};
+use super::out::{Notes, Out, Scope, Shared};
 use super::trace::{BranchTags, Detail, Rule, Tolerating, condition};
 use crate::pointer;
 use crate::schema::keywords::is_annotation;
@@ -543,6 +543,12 @@ fn build(
     let names = property_order(d, &maps);
     // Taking the properties out below leaves `required` as it was.
     let required_sets: Vec<HashSet<String>> = maps.iter().map(required_set).collect();
+    // Each branch's notes per property, taken at once: one pass over each branch's notes, not
+    // one per property.
+    let mut property_notes: Vec<HashMap<String, Notes>> = branches
+        .iter_mut()
+        .map(|b| b.notes.take_each_under("properties"))
+        .collect();
     let mut props = Map::new();
     let mut required = Vec::new();
     let nullable_kw = engine.draft.has_nullable();
@@ -550,10 +556,10 @@ fn build(
         let tokens = ["properties", name.as_str()];
         let mut contributions = Vec::new();
         let mut tolerating = Vec::new();
-        for (i, b) in branches.iter_mut().enumerate() {
+        for (i, notes) in property_notes.iter_mut().enumerate() {
             let declared = take_property(&mut maps[i], name);
             let c = match declared {
-                Some(v) => Some((v, false, b.take_notes_under(&tokens))),
+                Some(v) => Some((v, false, notes.remove(name).unwrap_or_default())),
                 None => match (undeclared(&maps[i]), engine.opts.open_branches) {
                     (Undeclared::Forbidden, _) => None,
                     (Undeclared::Schema(s), OpenBranches::Strict) => {
