@@ -12,6 +12,8 @@
 //! And two rewrites that need no adapter: `const` without `type` gets its value's type, and a
 //! tuple's positions become one `items` schema that accepts each of them.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value, json};
 
 use super::{
@@ -184,14 +186,16 @@ pub(super) fn free_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
 /// For each alternative of a union: the key its JSON-text carrier needs, if it becomes one and a
 /// sibling may take strings. The key is `json`, or `json_2`, … when a sibling declares it.
 pub(super) fn carrier_keys(alternatives: &[Value]) -> Vec<Option<String>> {
-    let taken: Vec<String> = alternatives.iter().flat_map(declared_names).collect();
-    let key = free_name(JSON_KEY, |k| taken.iter().any(|t| t == k));
-    (0..alternatives.len())
-        .map(|i| {
-            let sibling_strings = alternatives
-                .iter()
-                .enumerate()
-                .any(|(j, a)| j != i && may_take(a, "string"));
+    let taken: HashSet<String> = alternatives.iter().flat_map(declared_names).collect();
+    let key = free_name(JSON_KEY, |k| taken.contains(k));
+    // Counted once: asking each alternative about all its siblings is quadratic in a union
+    // of thousands.
+    let strings: Vec<bool> = alternatives.iter().map(|a| may_take(a, "string")).collect();
+    let taking = strings.iter().filter(|s| **s).count();
+    strings
+        .iter()
+        .map(|own| {
+            let sibling_strings = taking > usize::from(*own);
             sibling_strings.then(|| key.clone())
         })
         .collect()
@@ -1054,4 +1058,40 @@ pub(in crate::projection::tailor) fn root_needs_wrap(root: &Value) -> bool {
         .iter()
         .any(|k| m.contains_key(*k))
         || m.get("type") != Some(&json!("object"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An alternative's carrier needs a key only where another alternative takes strings: the
+    /// one string alternative's own siblings take none, two take each other's; the key avoids
+    /// a name the alternatives declare.
+    #[test]
+    fn a_carrier_gets_a_key_where_a_sibling_takes_strings() {
+        let object = |name: &str| json!({"type": "object", "properties": {name: {}}});
+        let one_string = [json!({"type": "string"}), object("json"), json!({})];
+        // `{}` takes strings too: each of the others has a sibling that does.
+        assert_eq!(
+            carrier_keys(&one_string),
+            vec![
+                Some("json_2".into()),
+                Some("json_2".into()),
+                Some("json_2".into())
+            ]
+        );
+        let no_strings = [object("a"), json!({"type": "integer"})];
+        assert_eq!(carrier_keys(&no_strings), vec![None, None]);
+        let lone = [
+            json!({"type": "string"}),
+            object("a"),
+            json!({"type": "array"}),
+        ];
+        assert_eq!(
+            carrier_keys(&lone),
+            vec![None, Some("json".into()), Some("json".into())]
+        );
+        let two = [json!({"enum": ["x"]}), json!({"const": "y"}), object("a")];
+        assert_eq!(carrier_keys(&two), vec![Some("json".into()); 3]);
+    }
 }
