@@ -20,14 +20,12 @@
 //! fits. Counts are the profile's own lint rules (`limit-*`), so what tailoring leaves is what
 //! lint accepts.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+mod tally;
 
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
-use tally::Tally;
 
 use serde_json::{Map, Value, json};
-
-mod tally;
 
 use super::encode::{free_name, kind_of};
 use super::{ANNOTATIONS, Walk, nearest_originals, required_names, required_set};
@@ -35,6 +33,7 @@ use crate::lint::{Check, Counted, Limit, Profile};
 use crate::pointer;
 use crate::projection::tailor::{Adapter, LimitCount, Tailoring};
 use crate::projection::{Detail, Rule, TraceEntry};
+use tally::Tally;
 
 /// Past this many full counts of the schema the rest is left to the limit report. A move
 /// whose effect stays inside the moved property needs none (see [`Tally`]); one that can change
@@ -108,7 +107,7 @@ impl Measure {
 
 /// The counts of one subtree.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Counts([usize; 5]);
+struct Counts([usize; 5]);
 
 impl Counts {
     fn get(&self, m: Measure) -> usize {
@@ -514,17 +513,9 @@ impl Walk<'_> {
             }
         }
         let fits = |schema: &Value, carriers: &BTreeSet<String>| {
-            let targets = ref_targets(schema);
-            let scan = Scan {
-                targets: &targets,
-                carriers,
-                bundling,
-                large_enum,
-            };
-            let mut candidates = Vec::new();
-            let total = scan.node(schema, "", true, 0, &mut candidates);
-            bounds.iter().all(|b| total.get(b.measure) <= b.max)
-                && !candidates.iter().any(|c| c.large)
+            let tally = scan(schema, carriers);
+            bounds.iter().all(|b| tally.total.get(b.measure) <= b.max)
+                && !tally.live().any(|(_, c)| c.large)
         };
         self.restore_enums(schema, &mut fitting, fits);
         self.close_bundles(schema, fitting);
