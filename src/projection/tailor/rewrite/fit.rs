@@ -40,9 +40,8 @@ use tally::Tally;
 /// what else may move (its value held a `$ref`) needs a count over the whole schema.
 const MAX_SCANS: usize = 512;
 
-/// Past this many looks at a candidate (each move looks at every one left) the rest is left to
-/// the limit report: a schema with a hundred thousand candidates has room for a few hundred
-/// moves, an object of 8,000 properties for all of them.
+/// Past this many looks at a candidate (ranking them all again, or taking one off the ranking)
+/// the rest is left to the limit report.
 const MAX_LOOKS: usize = 1 << 26;
 
 /// The property that carries an object's bundled optional properties (`more_2`, … when the
@@ -464,7 +463,6 @@ impl Walk<'_> {
                     kept.insert(scan(schema, &fitting.carriers))
                 }
             };
-            looks += tally.candidates.len();
             if looks > MAX_LOOKS {
                 break;
             }
@@ -474,7 +472,7 @@ impl Walk<'_> {
                 .filter(|b| total.get(b.measure) > b.max)
                 .map(|b| (*b, total.get(b.measure) - b.max))
                 .collect();
-            let large = tally.live().rev().find(|(_, c)| c.large).map(|(i, _)| i);
+            let large = tally.last_large();
             if over.is_empty() && large.is_none() {
                 break;
             }
@@ -484,7 +482,7 @@ impl Walk<'_> {
                 .clone();
             let Some((index, how)) = large
                 .map(|i| (i, Move::DropEnum))
-                .or_else(|| best(&tally.candidates, &over, &fitting.bundles))
+                .or_else(|| tally.best(&over, &fitting.bundles, &mut looks))
             else {
                 break;
             };
@@ -497,15 +495,19 @@ impl Walk<'_> {
                 how,
                 limits: limits.clone(),
             });
-            let opens_bundle = how == Move::Bundle
-                && !fitting.bundles.contains_key(&*c.object)
-                && self.text_carrier_of(&c.object).is_none();
+            let new_bundle = how == Move::Bundle && !fitting.bundles.contains_key(&*c.object);
+            let opens_bundle = new_bundle && self.text_carrier_of(&c.object).is_none();
             let change = tally.change(schema, index);
             self.make_move(schema, &mut fitting, &c.object, &c.name, how, limits);
             match change {
                 Some(change) => {
                     let opened = fitting.bundles.get(&*c.object).filter(|_| opens_bundle);
-                    tally.apply(schema, change, opened.map(|b| b.property.as_str()));
+                    tally.apply(
+                        schema,
+                        change,
+                        opened.map(|b| b.property.as_str()),
+                        new_bundle,
+                    );
                     #[cfg(debug_assertions)]
                     tally.assert_as_counted(&scan(schema, &fitting.carriers));
                 }
@@ -862,21 +864,27 @@ fn other_keys_carrier(a: &Adapter) -> Option<&str> {
     }
 }
 
+/// Whether the properties still to move are enums only ([`best`]'s order).
+fn only_enums(over: &[(Bound, usize)]) -> bool {
+    over.iter()
+        .all(|(b, _)| matches!(b.measure, Measure::EnumValues | Measure::Chars))
+}
+
 /// The move that removes the most of what is over (each limit's gain counted up to its
 /// excess), then the deepest, then the last. An enum drop loses only a list of values and needs
 /// no adapter, so it goes first when only the enum measures are over; when another limit is
 /// over too, a property has to be carried as text anyway and may take the enums with it, so
 /// properties go first and enums are dropped for what is left. The move's candidate is given
-/// by its place in `candidates`; those gone since the scan are passed over.
+/// by its place in `candidates`; those gone since the scan are passed over. This looks at every
+/// candidate; the fit asks [`Tally::best`], which chooses the same without (debug builds check
+/// that it does).
+#[cfg(debug_assertions)]
 fn best(
     candidates: &[Candidate],
     over: &[(Bound, usize)],
     bundles: &BTreeMap<String, Bundle>,
 ) -> Option<(usize, Move)> {
-    let only_enums = over
-        .iter()
-        .all(|(b, _)| matches!(b.measure, Measure::EnumValues | Measure::Chars));
-    if only_enums {
+    if only_enums(over) {
         best_enum(candidates, over).or_else(|| best_property(candidates, over, bundles))
     } else {
         best_property(candidates, over, bundles).or_else(|| best_enum(candidates, over))
@@ -890,6 +898,7 @@ fn live(candidates: &[Candidate]) -> impl DoubleEndedIterator<Item = (usize, &Ca
 }
 
 /// The enum whose drop removes the most of what is over.
+#[cfg(debug_assertions)]
 fn best_enum(candidates: &[Candidate], over: &[(Bound, usize)]) -> Option<(usize, Move)> {
     live(candidates)
         .filter(|(_, c)| c.is_enum)
@@ -903,36 +912,55 @@ fn best_enum(candidates: &[Candidate], over: &[(Bound, usize)]) -> Option<(usize
 
 /// The property whose move (JSON text, or into its object's bundle) removes the most of what
 /// is over.
+#[cfg(debug_assertions)]
 fn best_property(
     candidates: &[Candidate],
     over: &[(Bound, usize)],
     bundles: &BTreeMap<String, Bundle>,
 ) -> Option<(usize, Move)> {
-    let bundled = |c: &Candidate| c.optional && c.bundles;
-    // The bundle itself is one more optional property: the first property moved into it
-    // gains nothing on its own, the second and later one each. An object with two or more to
-    // move is scored as if its bundle were there. Per object, asked once (a wide object is
-    // one object), by its shared pointer (one per object in a scan), not its text: how many
-    // of its properties may move into its bundle, and whether it has one already.
-    let mut objects: HashMap<*const str, (usize, bool)> = HashMap::new();
-    for (_, c) in live(candidates).filter(|(_, c)| bundled(c)) {
-        objects
-            .entry(Rc::as_ptr(&c.object))
-            .or_insert_with(|| (0, bundles.contains_key(&*c.object)))
-            .0 += 1;
-    }
+    let movable = movable_per_object(candidates);
     live(candidates)
         .filter(|(_, c)| !c.is_enum)
         .filter_map(|(order, c)| {
-            let how = if bundled(c) { Move::Bundle } else { Move::Text };
-            let has_bundle = objects
-                .get(&Rc::as_ptr(&c.object))
-                .is_some_and(|(movable, has)| *has || *movable >= 2);
-            let score = score(&gain(c, how, has_bundle), over);
+            let has_bundle = has_bundle(c, &movable, bundles);
+            let (score, how) = property_score(c, over, has_bundle);
             (score > 0).then_some((score, c.depth, order, how))
         })
         .max_by_key(|(score, depth, order, _)| (*score, *depth, *order))
         .map(|(_, _, order, how)| (order, how))
+}
+
+/// A property that would move into its object's bundle rather than be carried in its place.
+fn bundled(c: &Candidate) -> bool {
+    c.optional && c.bundles
+}
+
+/// Per object, by its shared pointer (one per object in a scan), not its text: how many of its
+/// properties still may move into its bundle.
+fn movable_per_object(candidates: &[Candidate]) -> HashMap<*const str, usize> {
+    let mut movable: HashMap<*const str, usize> = HashMap::new();
+    for (_, c) in live(candidates).filter(|(_, c)| bundled(c)) {
+        *movable.entry(Rc::as_ptr(&c.object)).or_default() += 1;
+    }
+    movable
+}
+
+/// The bundle itself is one more optional property: the first property moved into it gains
+/// nothing on its own, the second and later one each. An object with two or more to move is
+/// scored as if its bundle were there.
+fn has_bundle(
+    c: &Candidate,
+    movable: &HashMap<*const str, usize>,
+    bundles: &BTreeMap<String, Bundle>,
+) -> bool {
+    bundled(c)
+        && (movable.get(&Rc::as_ptr(&c.object)) >= Some(&2) || bundles.contains_key(&*c.object))
+}
+
+/// What moving the property removes of what is over, and how it moves.
+fn property_score(c: &Candidate, over: &[(Bound, usize)], has_bundle: bool) -> (usize, Move) {
+    let how = if bundled(c) { Move::Bundle } else { Move::Text };
+    (score(&gain(c, how, has_bundle), over), how)
 }
 
 /// How much of what is over a move's gain removes (each limit's gain counted up to its excess).

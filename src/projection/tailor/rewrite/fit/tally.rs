@@ -11,11 +11,15 @@
 //! (another place may no longer be a target, so may move now), and an enum dropped beside
 //! subschemas (what judges them changed).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::{Candidate, Counts, DATA, Scan, live, property_counts};
+use super::{
+    Bound, Bundle, Candidate, Counts, DATA, Move, Scan, bundled, has_bundle, live,
+    movable_per_object, only_enums, property_counts, property_score, score,
+};
 use crate::pointer;
 
 /// One scan's counts and candidates, as moves left them.
@@ -26,6 +30,23 @@ pub(super) struct Tally {
     /// Each property candidate's place, by the property's pointer: the properties around a
     /// change are those at the prefixes of its pointer.
     properties: HashMap<String, usize>,
+    /// The places of enums over the profile's one-enum limit.
+    large: Vec<usize>,
+    /// Per object, how many of its properties still may move into its bundle.
+    movable: HashMap<*const str, usize>,
+    /// The candidates by score as last ranked; `None` when a move may have raised a score.
+    ranking: Option<Ranking>,
+}
+
+/// The candidates as a max-heap of (score, depth, place): the greedy fit's order, ranked once.
+/// A move only lowers what is over, so a ranked score is at least the candidate's score now;
+/// the top is taken when its score holds, or ranked again by its score now. Where a move can
+/// raise scores (a bundle opens: its object's properties gain the bundle's own count; a count
+/// rises), everything is ranked again.
+#[derive(Debug, Default)]
+struct Ranking {
+    properties: BinaryHeap<(usize, usize, usize)>,
+    enums: BinaryHeap<(usize, usize, usize)>,
 }
 
 /// What a move is about to change, counted before it is made.
@@ -50,11 +71,63 @@ impl Tally {
             .filter(|(_, c)| !c.is_enum)
             .map(|(i, c)| (property_pointer(c), i))
             .collect();
+        let large = live(&candidates)
+            .filter(|(_, c)| c.large)
+            .map(|(i, _)| i)
+            .collect();
+        let movable = movable_per_object(&candidates);
         Tally {
             total,
             candidates,
             properties,
+            large,
+            movable,
+            ranking: None,
         }
+    }
+
+    /// The last enum over the one-enum limit still there.
+    pub(super) fn last_large(&self) -> Option<usize> {
+        self.large
+            .iter()
+            .rev()
+            .find(|i| !self.candidates[**i].gone)
+            .copied()
+    }
+
+    /// The move [`super::best`] chooses, from the ranking (each look at a candidate counted in
+    /// `looks`).
+    pub(super) fn best(
+        &mut self,
+        over: &[(Bound, usize)],
+        bundles: &BTreeMap<String, Bundle>,
+        looks: &mut usize,
+    ) -> Option<(usize, Move)> {
+        let ranking = self.ranking.get_or_insert_with(|| {
+            *looks += self.candidates.len();
+            Ranking::of(&self.candidates, &self.movable, over, bundles)
+        });
+        let (candidates, movable) = (&self.candidates, &self.movable);
+        // In `best`'s order: enums first when only the enum measures are over.
+        let enums_first = only_enums(over);
+        let mut chosen = None;
+        for enums in [enums_first, !enums_first] {
+            chosen = if enums {
+                ranking.top_enum(candidates, over, looks)
+            } else {
+                ranking.top_property(candidates, movable, over, bundles, looks)
+            };
+            if chosen.is_some() {
+                break;
+            }
+        }
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            chosen,
+            super::best(&self.candidates, over, bundles),
+            "the ranking chose another move than a look at every candidate"
+        );
+        chosen
     }
 
     pub(super) fn live(&self) -> impl DoubleEndedIterator<Item = (usize, &Candidate)> {
@@ -94,7 +167,14 @@ impl Tally {
 
     /// Takes a made move into the counts. `opened`: the bundle property the move added to its
     /// object (the object had no bundle before).
-    pub(super) fn apply(&mut self, schema: &Value, change: Change, opened: Option<&str>) {
+    /// `new_bundle`: the move gave its object a bundle (its other properties' scores rise).
+    pub(super) fn apply(
+        &mut self,
+        schema: &Value,
+        change: Change,
+        opened: Option<&str>,
+        new_bundle: bool,
+    ) {
         let mut after = entry_counts(schema, &change.at, change.optional);
         if let Some(property) = opened
             && let Some((object, _)) = property_and_object(&change.at)
@@ -107,7 +187,21 @@ impl Tally {
             after = after.plus(entry_counts(schema, &at, Some(!required)));
         }
         for i in change.gone {
-            self.candidates[i].gone = true;
+            let c = &mut self.candidates[i];
+            c.gone = true;
+            if bundled(c) {
+                let object = Rc::as_ptr(&c.object);
+                if let Some(n) = self.movable.get_mut(&object) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.movable.remove(&object);
+                    }
+                }
+            }
+        }
+        let rises = (0..after.0.len()).any(|m| after.0[m] > change.before.0[m]);
+        if new_bundle || rises {
+            self.ranking = None;
         }
         self.total = self.total.replaced(change.before, after);
         for around in strict_prefixes(&change.at) {
@@ -139,6 +233,77 @@ impl Tally {
         let kept: Vec<_> = self.live().map(|(_, c)| key(c)).collect();
         let fresh: Vec<_> = counted.live().map(|(_, c)| key(c)).collect();
         assert_eq!(kept, fresh, "kept candidates differ from a scan");
+        assert_eq!(self.movable, movable_per_object(&self.candidates));
+    }
+}
+
+impl Ranking {
+    fn of(
+        candidates: &[Candidate],
+        movable: &HashMap<*const str, usize>,
+        over: &[(Bound, usize)],
+        bundles: &BTreeMap<String, Bundle>,
+    ) -> Ranking {
+        let mut ranking = Ranking::default();
+        for (i, c) in live(candidates) {
+            if c.is_enum {
+                ranking.enums.push((score(&c.own, over), c.depth, i));
+            } else {
+                let (score, _) = property_score(c, over, has_bundle(c, movable, bundles));
+                ranking.properties.push((score, c.depth, i));
+            }
+        }
+        ranking
+    }
+
+    fn top_property(
+        &mut self,
+        candidates: &[Candidate],
+        movable: &HashMap<*const str, usize>,
+        over: &[(Bound, usize)],
+        bundles: &BTreeMap<String, Bundle>,
+        looks: &mut usize,
+    ) -> Option<(usize, Move)> {
+        top(&mut self.properties, candidates, looks, |c| {
+            property_score(c, over, has_bundle(c, movable, bundles))
+        })
+    }
+
+    fn top_enum(
+        &mut self,
+        candidates: &[Candidate],
+        over: &[(Bound, usize)],
+        looks: &mut usize,
+    ) -> Option<(usize, Move)> {
+        top(&mut self.enums, candidates, looks, |c| {
+            (score(&c.own, over), Move::DropEnum)
+        })
+    }
+}
+
+/// The highest-ranked candidate whose score now is its ranked one; none when that score is 0
+/// (no move helps).
+fn top(
+    heap: &mut BinaryHeap<(usize, usize, usize)>,
+    candidates: &[Candidate],
+    looks: &mut usize,
+    score_now: impl Fn(&Candidate) -> (usize, Move),
+) -> Option<(usize, Move)> {
+    loop {
+        let &(ranked, depth, i) = heap.peek()?;
+        *looks += 1;
+        let c = &candidates[i];
+        if c.gone {
+            heap.pop();
+            continue;
+        }
+        let (now, how) = score_now(c);
+        if now == ranked {
+            return (now > 0).then_some((i, how));
+        }
+        debug_assert!(now < ranked, "a ranked score rose without ranking again");
+        heap.pop();
+        heap.push((now, depth, i));
     }
 }
 
