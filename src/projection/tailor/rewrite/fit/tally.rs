@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::{
     Bound, Bundle, Candidate, Counts, DATA, Move, Scan, bundled, has_bundle, live,
-    movable_per_object, only_enums, property_counts, property_score, score,
+    movable_per_object, only_enums, property_counts, property_score, ref_targets, score,
 };
 use crate::pointer;
 
@@ -154,7 +154,8 @@ impl Tally {
             });
         }
         let at = property_pointer(c);
-        if holds_ref(schema.pointer(&at)?, 0) {
+        // Its `$ref`s leave with it: what they pointed at may move now.
+        if !ref_targets(schema.pointer(&at)?).is_empty() {
             return None;
         }
         Some(Change {
@@ -360,18 +361,4 @@ fn holds_subschemas_beside_enum(node: &Value) -> bool {
                 }
         })
     })
-}
-
-fn holds_ref(v: &Value, depth: usize) -> bool {
-    // A value this deep is counted again rather than searched further.
-    if depth > 512 {
-        return true;
-    }
-    match v {
-        Value::Object(m) => m
-            .iter()
-            .any(|(k, c)| k == "$ref" || holds_ref(c, depth + 1)),
-        Value::Array(items) => items.iter().any(|c| holds_ref(c, depth + 1)),
-        _ => false,
-    }
 }
